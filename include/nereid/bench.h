@@ -1,0 +1,38 @@
+// Copyright Nereid authors.
+// `nereid bench`: cost per step of Nereid's engine against plain mj_step on the same
+// model, measured in one run with the cases interleaved (machines are noisy; compare the
+// ratios, not the absolute figures).
+#ifndef NEREID_BENCH_H_
+#define NEREID_BENCH_H_
+
+#include <string>
+#include <vector>
+
+namespace nereid {
+
+struct BenchCase {
+  std::string name;
+  double ns_per_step = 0;  // median over samples
+  double ns_min = 0, ns_max = 0;
+  long steps_per_sample = 0;
+  int samples = 0;
+};
+
+struct BenchOptions {
+  std::string model_dir;       // the models/ folder
+  long steps_per_sample = 2000;
+  int samples = 15;
+};
+
+struct BenchReport {
+  std::string mujoco_version;
+  std::vector<BenchCase> cases;
+  double Ratio(const std::string& numerator, const std::string& denominator) const;
+  std::string ToJson() const;
+};
+
+BenchReport RunBenchmarks(const BenchOptions& options);
+
+}  // namespace nereid
+
+#endif  // NEREID_BENCH_H_

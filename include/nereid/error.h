@@ -1,0 +1,39 @@
+// Copyright Nereid authors.
+// Error types. Every user mistake (a malformed MJCF or scenario, a bad plugin key or value,
+// a diverging state) becomes one of these with a message that names the file, element,
+// key and value; nothing in Nereid calls mju_error for a user's mistake.
+#ifndef NEREID_ERROR_H_
+#define NEREID_ERROR_H_
+
+#include <stdexcept>
+#include <string>
+
+namespace nereid {
+
+// Base class of every error Nereid reports to its users.
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& message) : std::runtime_error(message) {}
+};
+
+// A plugin instance's <config> or a scenario value is missing, malformed or out of range.
+class ConfigError : public Error {
+ public:
+  using Error::Error;
+};
+
+// An MJCF file could not be parsed or compiled (MuJoCo's own message is included).
+class LoadError : public Error {
+ public:
+  using Error::Error;
+};
+
+// The simulated state stopped being finite (NaN/Inf in qpos, qvel or qacc).
+class DivergenceError : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace nereid
+
+#endif  // NEREID_ERROR_H_

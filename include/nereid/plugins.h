@@ -1,0 +1,93 @@
+// Copyright Nereid authors.
+// Nereid's MuJoCo engine plugins: names, configuration, and what the engine needs from
+// them. The plugin library (libnereid_plugins.so) registers, when it is loaded:
+//   nereid.hydrodynamics  added mass, C_A(nu_r) nu_r and D(nu_r) nu_r on one body
+//   nereid.buoyancy       buoyancy at the centre of buoyancy, free surface at z = 0
+//   nereid.current        the world-frame water current used by the other plugins
+// Each instance names its body with the `body` key (or is attached to the body in MJCF),
+// so one body can carry several instances (MuJoCo lets a body reference only one).
+// Config keys are listed in plugins/<name>/README.md.
+#ifndef NEREID_PLUGINS_H_
+#define NEREID_PLUGINS_H_
+
+#include <string>
+#include <vector>
+
+#include <mujoco/mujoco.h>
+
+#include "nereid/current.h"
+#include "nereid/frames.h"
+
+namespace nereid {
+
+inline constexpr char kHydrodynamicsPlugin[] = "nereid.hydrodynamics";
+inline constexpr char kBuoyancyPlugin[] = "nereid.buoyancy";
+inline constexpr char kCurrentPlugin[] = "nereid.current";
+
+// What a hydrodynamics instance does with its added mass when the mjData was not made by
+// Nereid's engine (plain mj_step, Python `mujoco`), where nothing puts M_A into d->M.
+enum class StockFallback {
+  kDrop,    // drop M_A and its Coriolis terms, warn once; damping and current still act
+  kRefuse,  // fail to load, saying why
+};
+
+// A validated nereid.hydrodynamics instance, converted to MuJoCo's body frame.
+struct HydrodynamicsConfig {
+  std::string name;              // instance name
+  int body = -1;                 // body id
+  BodyFrame frame = BodyFrame::kFRD;
+  StockFallback stock_fallback = StockFallback::kDrop;
+  Mat6 added_mass = Mat6::Zero();      // about the body origin, MuJoCo body frame [lin; ang]
+  Mat6 linear_damping = Mat6::Zero();  // about reference_point, MuJoCo body frame
+  Vec6 quadratic_damping = Vec6::Zero();
+  Vec3 reference_point = Vec3::Zero(); // MuJoCo body frame, m
+
+  bool has_added_mass() const { return !added_mass.isZero(0); }
+  // Reads and validates the instance's <config>. Throws ConfigError.
+  static HydrodynamicsConfig FromModel(const mjModel* m, int instance);
+};
+
+// A validated nereid.buoyancy instance.
+struct BuoyancyConfig {
+  std::string name;
+  int body = -1;
+  double volume = 0;                      // m^3
+  double fluid_density = 1000;            // kg/m^3
+  Vec3 center_of_buoyancy = Vec3::Zero(); // MuJoCo body frame, m
+  Vec3 box_lo = Vec3::Zero();             // equivalent box for partial submersion, body frame
+  Vec3 box_hi = Vec3::Zero();
+
+  static BuoyancyConfig FromModel(const mjModel* m, int instance);
+};
+
+// Reads a nereid.current instance's <config>. Throws ConfigError.
+CurrentField CurrentFromModel(const mjModel* m, int instance);
+
+// Plugin instance ids whose plugin is `plugin_name`, in order.
+std::vector<int> FindPluginInstances(const mjModel* m, const char* plugin_name);
+// The instance's name in the model ("#<id>" if unnamed).
+std::string PluginInstanceName(const mjModel* m, int instance);
+
+// The current field a nereid.current instance holds in `d`, or nullptr if `instance` is
+// not one. Writing to it changes the current seen by every plugin of that mjData.
+CurrentField* MutableCurrent(mjData* d, const mjModel* m, int instance);
+
+// While an EngineScope is alive on this thread, mjData made (or models compiled) by
+// MuJoCo are marked as owned by Nereid's engine: hydrodynamics instances then expect M_A
+// in d->M and apply the velocity terms of added mass. Plugin configuration errors are
+// kept (TakeLastPluginError) instead of being printed through mju_warning.
+class EngineScope {
+ public:
+  EngineScope();
+  ~EngineScope();
+  EngineScope(const EngineScope&) = delete;
+  EngineScope& operator=(const EngineScope&) = delete;
+  static bool active();
+};
+
+// The last configuration error a Nereid plugin reported on this thread, cleared on read.
+std::string TakeLastPluginError();
+
+}  // namespace nereid
+
+#endif  // NEREID_PLUGINS_H_

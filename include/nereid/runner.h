@@ -1,0 +1,47 @@
+// Copyright Nereid authors.
+// The `nereid run` job: load a model or a scenario, step it headless, and write
+// OUT/trajectory.csv and OUT/summary.json. Column layout: docs/outputs.md.
+#ifndef NEREID_RUNNER_H_
+#define NEREID_RUNNER_H_
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nereid/simulation.h"
+
+namespace nereid {
+
+struct RunOptions {
+  std::string input;                     // MODEL.xml or SCENARIO.json
+  std::optional<double> duration;        // s (default: scenario's, else 10)
+  std::optional<double> dt;              // s (default: scenario's, else the model's)
+  std::optional<Integrator> integrator;  // default: scenario's, else the model's
+  std::optional<Engine> engine;          // default: scenario's, else nereid
+  std::string out_dir = "results";
+  int record_every = 1;                  // write every N-th step (the first and last always)
+};
+
+struct RunResult {
+  long steps = 0;
+  double sim_time = 0;   // s
+  double wall_time = 0;  // s
+  bool diverged = false;
+  std::string error;
+};
+
+// Runs the job and writes its outputs. Throws ConfigError / LoadError for bad input; a
+// diverging state ends the run early with result.diverged (the outputs are still written).
+RunResult Run(const RunOptions& options, std::ostream* log = nullptr);
+
+// Trajectory columns for a model: time, then per free-joint body
+// <body>.px .py .pz .qw .qx .qy .qz .vx .vy .vz .wx .wy .wz, then <joint>.q .qd per
+// hinge/slide joint.
+std::vector<std::string> TrajectoryColumns(const mjModel* m);
+// One row of values in the order of TrajectoryColumns.
+void TrajectoryRow(const mjModel* m, const mjData* d, std::vector<double>* row);
+
+}  // namespace nereid
+
+#endif  // NEREID_RUNNER_H_

@@ -1,0 +1,70 @@
+// Copyright Nereid authors.
+// Scenarios: a JSON file that names a model and says how to run it: duration, time step,
+// integrator, initial state, water current, and time-scheduled controls and body
+// wrenches. Format: docs/scenarios.md. Every error names the file, the JSON path of the
+// offending value, and the value.
+#ifndef NEREID_SCENARIO_H_
+#define NEREID_SCENARIO_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nereid/current.h"
+#include "nereid/simulation.h"
+
+namespace nereid {
+
+struct Scenario {
+  struct BodyState {        // a body with a free joint
+    std::string name, path; // path: JSON path, for errors
+    std::optional<Vec3> position;                 // world, m
+    std::optional<Eigen::Vector4d> quaternion;    // world-from-body, w x y z
+    std::optional<Vec3> velocity;                 // world linear velocity, m/s
+    std::optional<Vec3> angular_velocity;         // body frame, rad/s
+  };
+  struct JointState {       // a hinge or slide joint
+    std::string name, path;
+    std::optional<double> q, qd;
+  };
+  struct Control {          // ctrl[actuator] = value from `time` on
+    std::string actuator, path;
+    double time = 0, value = 0;
+  };
+  struct Wrench {           // force/torque on a body during [start, end)
+    std::string body, path;
+    double start = 0, end = 1e300;
+    Vec3 force = Vec3::Zero(), torque = Vec3::Zero();
+    bool body_frame = false;  // "frame": "body" (MuJoCo body frame) or "world"
+  };
+
+  std::string source;   // the scenario file
+  std::string model;    // the model file, resolved against the scenario's folder
+  std::optional<double> duration, dt;
+  std::optional<Integrator> integrator;
+  std::optional<Engine> engine;
+  std::optional<int> keyframe;
+  std::optional<CurrentField> current;
+  std::vector<BodyState> bodies;
+  std::vector<JointState> joints;
+  std::vector<Control> controls;
+  std::vector<Wrench> wrenches;
+
+  // Parses a scenario file / text. Throws ConfigError "<file>: <json path>: <rule> (got ...)".
+  static Scenario FromFile(const std::string& path);
+  static Scenario FromString(const std::string& text, const std::string& source,
+                             const std::string& base_dir);
+
+  // Sets the initial state (keyframe, then bodies and joints) and the current. Throws
+  // ConfigError naming the JSON path of an unknown body, joint or actuator.
+  void Apply(Simulation& sim);
+  // Sets ctrl and xfrc_applied for time t (call before each step).
+  void ApplyInputs(Simulation& sim, double t) const;
+
+ private:
+  std::vector<int> control_ids_, wrench_ids_;  // resolved by Apply
+};
+
+}  // namespace nereid
+
+#endif  // NEREID_SCENARIO_H_

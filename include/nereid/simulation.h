@@ -1,0 +1,115 @@
+// Copyright Nereid authors.
+// nereid::Simulation: an MJCF model stepped with Nereid's pipeline (DESIGN.md, "One step"):
+//   mj_fwdPosition -> add J^T M_A J of every nereid.hydrodynamics body into d->M ->
+//   re-factorise, re-project constraints -> velocity stage with the passive plugins
+//   (damping, C_A, restoring, current) -> actuation -> acceleration -> constraints ->
+//   integrate (semi-implicit Euler, RK4 with added mass in every stage, or implicitfast).
+// With no added mass in the model a step is MuJoCo's own step to machine precision.
+#ifndef NEREID_SIMULATION_H_
+#define NEREID_SIMULATION_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <mujoco/mujoco.h>
+
+#include "nereid/current.h"
+#include "nereid/frames.h"
+
+namespace nereid {
+
+enum class Integrator { kEuler, kRK4, kImplicitFast };
+enum class Engine {
+  kNereid,  // Nereid's stepper: added mass in the mass matrix
+  kMuJoCo,  // plain mj_step (plugins' force terms only; for A/B comparisons)
+};
+
+// "euler", "rk4", "implicitfast"; "nereid", "mujoco". Parse returns false on unknown text.
+std::string_view ToString(Integrator integrator);
+std::string_view ToString(Engine engine);
+bool ParseIntegrator(std::string_view text, Integrator* integrator);
+bool ParseEngine(std::string_view text, Engine* engine);
+
+struct SimulationOptions {
+  Engine engine = Engine::kNereid;
+  std::optional<Integrator> integrator;  // default: the model's (<option integrator>)
+  std::optional<double> timestep;        // default: the model's (<option timestep>)
+};
+
+// The inertia Nereid adds for one body: M_A (MuJoCo body frame, about the body origin,
+// [lin; ang]) and where J^T M_A J lands in MuJoCo's sparse d->M.
+struct AddedMassBody {
+  int body = -1;
+  Mat6 added_mass = Mat6::Zero();
+  std::vector<int> dofs;                  // the body's dof chain (decreasing)
+  struct Entry { int row, col, index; };  // K(row, col) -> d->M[index]
+  std::vector<Entry> entries;
+};
+
+class Simulation final {
+ public:
+  // Loads an MJCF file or string (Nereid's plugins are registered first). Throws
+  // LoadError (malformed or uncompilable MJCF) or ConfigError (a plugin's <config>); the
+  // message starts with the file name.
+  static std::unique_ptr<Simulation> LoadFile(const std::string& path,
+                                              const SimulationOptions& options = {});
+  static std::unique_ptr<Simulation> LoadString(const std::string& xml,
+                                                const SimulationOptions& options = {},
+                                                const std::string& name = "<string>");
+  ~Simulation();
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  const mjModel* model() const { return m_; }
+  mjModel* mutable_model() { return m_; }
+  mjData* data() { return d_; }
+  const mjData* data() const { return d_; }
+  const std::string& source() const { return source_; }
+  Engine engine() const { return options_.engine; }
+  Integrator integrator() const { return integrator_; }
+  const std::vector<AddedMassBody>& added_mass_bodies() const { return added_mass_; }
+
+  // Advances one time step. Throws DivergenceError when qpos, qvel or qacc stop being
+  // finite (MuJoCo has then reset the data).
+  void Step();
+  // As Step, without exceptions: false (with a message) on divergence. No allocation.
+  bool TryStep(std::string* error = nullptr);
+  // Forward dynamics at the current state (added mass included), without integrating.
+  void Forward();
+  // Resets to the model's defaults, or to keyframe `key` (>= 0).
+  void Reset(int key = -1);
+
+  // The nereid.current instance's field in this mjData (nullptr if the model has none).
+  CurrentField* current();
+  // Replaces the current. Throws ConfigError if the model has no nereid.current instance.
+  void SetCurrent(const CurrentField& field);
+
+  // Kinetic energy 1/2 qvel^T M qvel, with M including added mass (after Forward/Step).
+  double KineticEnergy() const;
+
+ private:
+  Simulation(mjModel* m, std::string source, const SimulationOptions& options);
+  void FindAddedMass();
+  void AddInertia();
+  void ForwardNereid(bool skip_sensor);
+  void StepNereid();
+  void RungeKutta4();
+  void Advance(const mjtNum* act_dot, const mjtNum* qacc, const mjtNum* qvel);
+  std::string DivergenceMessage(const int before[3]) const;
+
+  mjModel* m_ = nullptr;
+  mjData* d_ = nullptr;
+  std::string source_;
+  SimulationOptions options_;
+  Integrator integrator_ = Integrator::kEuler;
+  std::vector<AddedMassBody> added_mass_;
+  int current_instance_ = -1;
+  std::vector<mjtNum> rk_buffer_;  // RK4 stage storage, allocated once
+};
+
+}  // namespace nereid
+
+#endif  // NEREID_SIMULATION_H_

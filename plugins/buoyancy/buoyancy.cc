@@ -1,0 +1,89 @@
+// Copyright Nereid authors.
+#include "buoyancy/buoyancy.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "common/config_reader.h"
+#include "common/plugin_base.h"
+#include "nereid/restoring.h"
+
+namespace nereid {
+namespace {
+
+// bounding box, in the body frame, of the body's geoms (their own AABBs moved by the
+// geom poses); false if the body has no geoms
+bool GeomBox(const mjModel* m, int body, Vec3* lo, Vec3* hi) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  *lo = Vec3::Constant(kInf);
+  *hi = Vec3::Constant(-kInf);
+  bool any = false;
+  for (int g = 0; g < m->ngeom; ++g) {
+    if (m->geom_bodyid[g] != body) continue;
+    any = true;
+    mjtNum R[9];
+    mju_quat2Mat(R, m->geom_quat + 4 * g);
+    const Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> Rg(R);
+    const Vec3 pos(m->geom_pos[3 * g], m->geom_pos[3 * g + 1], m->geom_pos[3 * g + 2]);
+    const mjtNum* aabb = m->geom_aabb + 6 * g;  // centre, half-sizes (geom frame)
+    const Vec3 c(aabb[0], aabb[1], aabb[2]);
+    const Vec3 h(aabb[3], aabb[4], aabb[5]);
+    const Vec3 centre = pos + Rg * c;
+    const Vec3 half = Rg.cwiseAbs() * h;
+    *lo = lo->cwiseMin(centre - half);
+    *hi = hi->cwiseMax(centre + half);
+  }
+  return any;
+}
+
+}  // namespace
+
+BuoyancyConfig BuoyancyConfig::FromModel(const mjModel* m, int instance) {
+  ConfigReader config(m, instance, kBuoyancyPlugin);
+  BuoyancyConfig c;
+  c.name = PluginInstanceName(m, instance);
+  c.body = config.Body();
+  BodyFrame frame = BodyFrame::kFRD;
+  if (std::optional<std::string> text = config.Raw("frame")) {
+    if (!ParseBodyFrame(*text, &frame)) config.Fail("frame", "expected 'frd' or 'flu'");
+  }
+  c.volume = config.Numbers("volume", 1, true)->front();
+  if (!(c.volume > 0)) config.Fail("volume", "must be > 0 (m^3)");
+  c.fluid_density = config.Number("fluid_density", 1000.0);
+  if (!(c.fluid_density > 0)) config.Fail("fluid_density", "must be > 0 (kg/m^3)");
+  c.center_of_buoyancy = ToMujoco(*config.Vector3("center_of_buoyancy", true), frame);
+  if (!GeomBox(m, c.body, &c.box_lo, &c.box_hi)) {
+    // no geoms: a cube of the displaced volume around the centre of buoyancy
+    const double half = 0.5 * std::cbrt(c.volume);
+    c.box_lo = c.center_of_buoyancy - Vec3::Constant(half);
+    c.box_hi = c.center_of_buoyancy + Vec3::Constant(half);
+  }
+  return c;
+}
+
+std::unique_ptr<Buoyancy> Buoyancy::Create(const mjModel* m, mjData*, int instance) {
+  auto b = std::make_unique<Buoyancy>();
+  b->config_ = BuoyancyConfig::FromModel(m, instance);
+  return b;
+}
+
+void Buoyancy::Compute(const mjModel* m, mjData* d, int) noexcept {
+  const int b = config_.body;
+  const Mat3 R = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(d->xmat + 9 * b);
+  const Vec3 p(d->xpos[3 * b], d->xpos[3 * b + 1], d->xpos[3 * b + 2]);
+  double z_min = 0, z_max = 0;
+  restoring::WorldZExtent(config_.box_lo, config_.box_hi, R, p, &z_min, &z_max);
+  last_fraction_ = restoring::SubmergedFraction(z_min, z_max);
+  const Vec3 gravity(m->opt.gravity[0], m->opt.gravity[1], m->opt.gravity[2]);
+  last_force_ = restoring::BuoyancyForce(config_.fluid_density, config_.volume, last_fraction_,
+                                         gravity);
+  if (last_force_.isZero(0)) return;
+  const Vec3 point = p + R * config_.center_of_buoyancy;
+  const Vec3 torque = Vec3::Zero();
+  mj_applyFT(m, d, last_force_.data(), torque.data(), point.data(), b, d->qfrc_passive);
+}
+
+void Buoyancy::RegisterPlugin() { RegisterPassivePlugin<Buoyancy>(); }
+
+}  // namespace nereid

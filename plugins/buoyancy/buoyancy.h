@@ -1,0 +1,40 @@
+// Copyright Nereid authors.
+// nereid.buoyancy: buoyancy of one body, rho V f |g| upwards at the centre of buoyancy,
+// with f the submerged fraction of the body's equivalent box (free surface at world
+// z = 0; nereid/restoring.h). The body's weight is MuJoCo's gravity at its centre of mass;
+// together they make Fossen's restoring forces g(eta). Keys and units: README.md.
+#ifndef NEREID_PLUGINS_BUOYANCY_BUOYANCY_H_
+#define NEREID_PLUGINS_BUOYANCY_BUOYANCY_H_
+
+#include <memory>
+
+#include <mujoco/mujoco.h>
+
+#include "nereid/plugins.h"
+
+namespace nereid {
+
+class Buoyancy final {
+ public:
+  static constexpr const char* kName = kBuoyancyPlugin;
+  static constexpr const char* kAttributes[] = {"body", "volume", "center_of_buoyancy",
+                                                "fluid_density", "frame"};
+
+  static std::unique_ptr<Buoyancy> Create(const mjModel* m, mjData* d, int instance);
+  static void RegisterPlugin();
+  void Compute(const mjModel* m, mjData* d, int instance) noexcept;
+  void Reset() noexcept { last_force_.setZero(); last_fraction_ = 0; }
+
+  const BuoyancyConfig& config() const { return config_; }
+  const Vec3& last_force() const { return last_force_; }  // world frame, N
+  double last_fraction() const { return last_fraction_; }
+
+ private:
+  BuoyancyConfig config_;
+  Vec3 last_force_ = Vec3::Zero();
+  double last_fraction_ = 0;
+};
+
+}  // namespace nereid
+
+#endif  // NEREID_PLUGINS_BUOYANCY_BUOYANCY_H_

@@ -1,0 +1,127 @@
+// Copyright Nereid authors.
+#include "common/config_reader.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include "nereid/error.h"
+#include "nereid/plugins.h"
+
+namespace nereid {
+
+ConfigReader::ConfigReader(const mjModel* m, int instance, const char* plugin_name)
+    : m_(m), instance_(instance) {
+  where_ = std::string(plugin_name) + " instance '" + PluginInstanceName(m, instance) + "'";
+}
+
+std::optional<std::string> ConfigReader::Raw(const char* key) const {
+  const char* value = mj_getPluginConfig(m_, instance_, key);
+  if (!value || !*value) return std::nullopt;
+  return std::string(value);
+}
+
+void ConfigReader::Fail(const char* key, const std::string& rule) const {
+  std::string value = Raw(key).value_or("");
+  throw ConfigError(where_ + ": key '" + key + "' = '" + value + "': " + rule);
+}
+
+void ConfigReader::FailMissing(const char* key, const std::string& rule) const {
+  throw ConfigError(where_ + ": missing required key '" + key + "' (" + rule + ")");
+}
+
+std::optional<std::vector<double>> ConfigReader::Numbers(const char* key) const {
+  std::optional<std::string> raw = Raw(key);
+  if (!raw) return std::nullopt;
+  std::vector<double> values;
+  std::istringstream in(*raw);
+  std::string token;
+  while (in >> token) {
+    errno = 0;
+    char* end = nullptr;
+    double x = std::strtod(token.c_str(), &end);
+    if (end == token.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(x)) {
+      Fail(key, "'" + token + "' is not a finite number");
+    }
+    values.push_back(x);
+  }
+  if (values.empty()) Fail(key, "expected numbers");
+  return values;
+}
+
+std::optional<std::vector<double>> ConfigReader::Numbers(const char* key, size_t n,
+                                                         bool required) const {
+  std::optional<std::vector<double>> values = Numbers(key);
+  if (!values) {
+    if (required) FailMissing(key, std::to_string(n) + " numbers");
+    return std::nullopt;
+  }
+  if (values->size() != n) {
+    Fail(key, "expected " + std::to_string(n) + " numbers, got " +
+                  std::to_string(values->size()));
+  }
+  return values;
+}
+
+double ConfigReader::Number(const char* key, double fallback) const {
+  std::optional<std::vector<double>> values = Numbers(key, 1, false);
+  return values ? (*values)[0] : fallback;
+}
+
+std::optional<Vec3> ConfigReader::Vector3(const char* key, bool required) const {
+  std::optional<std::vector<double>> values = Numbers(key, 3, required);
+  if (!values) return std::nullopt;
+  return Vec3((*values)[0], (*values)[1], (*values)[2]);
+}
+
+std::optional<Mat6> ConfigReader::Matrix6(const char* key, bool required) const {
+  std::optional<std::vector<double>> values = Numbers(key);
+  if (!values) {
+    if (required) FailMissing(key, "6 numbers (diagonal) or 36 (row-major 6x6)");
+    return std::nullopt;
+  }
+  Mat6 A = Mat6::Zero();
+  if (values->size() == 6) {
+    for (int i = 0; i < 6; ++i) A(i, i) = (*values)[i];
+  } else if (values->size() == 36) {
+    for (int i = 0; i < 6; ++i) {
+      for (int j = 0; j < 6; ++j) A(i, j) = (*values)[6 * i + j];
+    }
+  } else {
+    Fail(key, "expected 6 numbers (diagonal) or 36 (row-major 6x6), got " +
+                  std::to_string(values->size()));
+  }
+  return A;
+}
+
+int ConfigReader::Body() const {
+  if (std::optional<std::string> name = Raw("body")) {
+    int id = mj_name2id(m_, mjOBJ_BODY, name->c_str());
+    if (id < 0) Fail("body", "no body of that name in the model");
+    if (id == 0) Fail("body", "the world body cannot carry marine physics");
+    return id;
+  }
+  for (int b = 1; b < m_->nbody; ++b) {
+    if (m_->body_plugin[b] == instance_) return b;
+  }
+  FailMissing("body", "a body name, or attach the instance with <body><plugin instance=.../>");
+}
+
+std::vector<int> FindPluginInstances(const mjModel* m, const char* plugin_name) {
+  std::vector<int> ids;
+  int slot = -1;
+  if (!mjp_getPlugin(plugin_name, &slot)) return ids;
+  for (int i = 0; i < m->nplugin; ++i) {
+    if (m->plugin[i] == slot) ids.push_back(i);
+  }
+  return ids;
+}
+
+std::string PluginInstanceName(const mjModel* m, int instance) {
+  const char* name = mj_id2name(m, mjOBJ_PLUGIN, instance);
+  if (name && *name) return name;
+  return "#" + std::to_string(instance);
+}
+
+}  // namespace nereid

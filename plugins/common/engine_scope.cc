@@ -1,0 +1,28 @@
+// Copyright Nereid authors.
+#include <string>
+#include <utility>
+
+#include "nereid/plugins.h"
+
+namespace nereid {
+namespace {
+thread_local int g_engine_scope_depth = 0;
+thread_local std::string g_last_plugin_error;
+}  // namespace
+
+EngineScope::EngineScope() { ++g_engine_scope_depth; }
+EngineScope::~EngineScope() { --g_engine_scope_depth; }
+bool EngineScope::active() { return g_engine_scope_depth > 0; }
+
+std::string TakeLastPluginError() { return std::exchange(g_last_plugin_error, std::string()); }
+
+namespace detail {
+// Records a plugin's configuration error; outside the engine, also prints it the way
+// MuJoCo reports warnings (stock MuJoCo then fails to load the model).
+void ReportPluginError(const std::string& message) {
+  g_last_plugin_error = message;
+  if (!EngineScope::active()) mju_warning("%s", message.c_str());
+}
+}  // namespace detail
+
+}  // namespace nereid

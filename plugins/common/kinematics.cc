@@ -1,0 +1,82 @@
+// Copyright Nereid authors.
+#include "nereid/kinematics.h"
+
+namespace nereid {
+namespace {
+
+// MuJoCo's spatial vectors are [angular; linear] in world orientation, about the subtree
+// centre of mass of the body's root (d->subtree_com[body_rootid]).
+Vec3 Ang(const mjtNum* s) { return Vec3(s[0], s[1], s[2]); }
+Vec3 Lin(const mjtNum* s) { return Vec3(s[3], s[4], s[5]); }
+
+Mat3 Rotation(const mjData* d, int body) {  // world from body
+  return Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(d->xmat + 9 * body);
+}
+
+Vec3 OffsetFromRootCom(const mjModel* m, const mjData* d, int body) {
+  const mjtNum* c = d->subtree_com + 3 * m->body_rootid[body];
+  const mjtNum* p = d->xpos + 3 * body;
+  return Vec3(p[0] - c[0], p[1] - c[1], p[2] - c[2]);
+}
+
+}  // namespace
+
+std::vector<int> BodyDofChain(const mjModel* m, int body) {
+  std::vector<int> chain;
+  int b = body;
+  while (b > 0 && m->body_dofnum[b] == 0) b = m->body_parentid[b];
+  if (b <= 0) return chain;
+  for (int dof = m->body_dofadr[b] + m->body_dofnum[b] - 1; dof >= 0; dof = m->dof_parentid[dof]) {
+    chain.push_back(dof);
+  }
+  return chain;
+}
+
+void BodyJacobian(const mjModel* m, const mjData* d, int body, const std::vector<int>& chain,
+                  Eigen::Matrix<double, 6, Eigen::Dynamic>* J) {
+  const Mat3 R = Rotation(d, body);
+  const Vec3 r = OffsetFromRootCom(m, d, body);
+  J->resize(6, static_cast<Eigen::Index>(chain.size()));
+  for (size_t k = 0; k < chain.size(); ++k) {
+    const mjtNum* cdof = d->cdof + 6 * chain[k];
+    const Vec3 w = Ang(cdof);
+    const Vec3 v = Lin(cdof) + w.cross(r);
+    const auto col = static_cast<Eigen::Index>(k);
+    J->col(col).head<3>() = R.transpose() * v;
+    J->col(col).tail<3>() = R.transpose() * w;
+  }
+}
+
+Vec6 BodyVelocity(const mjModel* m, const mjData* d, int body) {
+  const Mat3 R = Rotation(d, body);
+  const mjtNum* cvel = d->cvel + 6 * body;
+  const Vec3 w = Ang(cvel);
+  const Vec3 v = Lin(cvel) + w.cross(OffsetFromRootCom(m, d, body));
+  Vec6 nu;
+  nu << R.transpose() * v, R.transpose() * w;
+  return nu;
+}
+
+Vec6 BodyBiasAcceleration(const mjModel* m, const mjData* d, int body,
+                          const std::vector<int>& chain) {
+  // spatial bias acceleration: sum of cdof_dot * qvel along the chain (mj_rne, qacc = 0)
+  Eigen::Matrix<double, 6, 1> s = Eigen::Matrix<double, 6, 1>::Zero();
+  for (int dof : chain) {
+    s += Eigen::Map<const Eigen::Matrix<double, 6, 1>>(d->cdof_dot + 6 * dof) * d->qvel[dof];
+  }
+  const Mat3 R = Rotation(d, body);
+  const Vec3 r = OffsetFromRootCom(m, d, body);
+  const mjtNum* cvel = d->cvel + 6 * body;
+  const Vec3 w = Ang(cvel);
+  const Vec3 v = Lin(cvel) + w.cross(r);      // world velocity of the body origin
+  const Vec3 alpha = s.head<3>();
+  // classical acceleration of the origin = spatial linear part shifted to it + w x v
+  const Vec3 a = s.tail<3>() + alpha.cross(r) + w.cross(v);
+  const Vec3 w_b = R.transpose() * w;
+  const Vec3 v_b = R.transpose() * v;
+  Vec6 out;
+  out << R.transpose() * a - w_b.cross(v_b), R.transpose() * alpha;
+  return out;
+}
+
+}  // namespace nereid

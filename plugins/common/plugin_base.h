@@ -1,0 +1,67 @@
+// Copyright Nereid authors.
+// Registration boilerplate shared by Nereid's passive plugins: one C++ object per
+// instance per mjData in d->plugin_data, created by T::Create (which throws ConfigError on
+// a user mistake; init then reports it and returns -1 so the model fails to load cleanly,
+// never mju_error), copied with mj_copyData, deleted with mj_deleteData.
+#ifndef NEREID_PLUGINS_COMMON_PLUGIN_BASE_H_
+#define NEREID_PLUGINS_COMMON_PLUGIN_BASE_H_
+
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <string>
+
+#include <mujoco/mujoco.h>
+
+namespace nereid {
+namespace detail {
+void ReportPluginError(const std::string& message);
+}  // namespace detail
+
+// T provides: kName, kAttributes (array of const char*), a copy constructor,
+// static std::unique_ptr<T> Create(const mjModel*, mjData*, int instance),
+// void Compute(const mjModel*, mjData*, int instance) noexcept, void Reset() noexcept.
+template <class T>
+T* PluginObject(const mjData* d, int instance) {
+  return reinterpret_cast<T*>(d->plugin_data[instance]);
+}
+
+template <class T>
+void RegisterPassivePlugin() {
+  mjpPlugin p;
+  mjp_defaultPlugin(&p);
+  p.name = T::kName;
+  p.capabilityflags = mjPLUGIN_PASSIVE;
+  p.nattribute = static_cast<int>(std::size(T::kAttributes));
+  p.attributes = T::kAttributes;
+  p.nstate = +[](const mjModel*, int) { return 0; };
+  p.init = +[](const mjModel* m, mjData* d, int instance) {
+    try {
+      std::unique_ptr<T> object = T::Create(m, d, instance);
+      d->plugin_data[instance] = reinterpret_cast<uintptr_t>(object.release());
+      return 0;
+    } catch (const std::exception& e) {
+      detail::ReportPluginError(e.what());
+      return -1;
+    }
+  };
+  p.destroy = +[](mjData* d, int instance) {
+    delete PluginObject<T>(d, instance);
+    d->plugin_data[instance] = 0;
+  };
+  p.copy = +[](mjData* dest, const mjModel*, const mjData* src, int instance) {
+    const T* from = PluginObject<T>(src, instance);
+    dest->plugin_data[instance] = reinterpret_cast<uintptr_t>(from ? new T(*from) : nullptr);
+  };
+  p.reset = +[](const mjModel*, mjtNum*, void* data, int) {
+    if (data) static_cast<T*>(data)->Reset();
+  };
+  p.compute = +[](const mjModel* m, mjData* d, int instance, int) {
+    if (T* object = PluginObject<T>(d, instance)) object->Compute(m, d, instance);
+  };
+  mjp_registerPlugin(&p);
+}
+
+}  // namespace nereid
+
+#endif  // NEREID_PLUGINS_COMMON_PLUGIN_BASE_H_

@@ -1,0 +1,79 @@
+// Copyright Nereid authors.
+#include "current/current.h"
+
+#include <vector>
+
+#include "common/config_reader.h"
+#include "common/plugin_base.h"
+#include "nereid/error.h"
+
+namespace nereid {
+namespace {
+
+// "k0 vx vy vz k1 vx vy vz ..." into knots and velocities
+void ReadProfile(const ConfigReader& config, const char* key, std::vector<double>* knots,
+                 std::vector<Vec3>* velocities) {
+  std::vector<double> values = *config.Numbers(key);
+  if (values.size() % 4 != 0) {
+    config.Fail(key, "expected groups of 4 numbers 'knot vx vy vz', got " +
+                         std::to_string(values.size()) + " numbers");
+  }
+  for (size_t i = 0; i < values.size(); i += 4) {
+    knots->push_back(values[i]);
+    velocities->emplace_back(values[i + 1], values[i + 2], values[i + 3]);
+  }
+}
+
+}  // namespace
+
+CurrentField CurrentFromModel(const mjModel* m, int instance) {
+  ConfigReader config(m, instance, kCurrentPlugin);
+  const int given = config.Has("velocity") + config.Has("time_profile") +
+                    config.Has("depth_profile");
+  if (given > 1) {
+    throw ConfigError(config.where() +
+                      ": give only one of 'velocity', 'time_profile', 'depth_profile'");
+  }
+  std::vector<double> knots;
+  std::vector<Vec3> velocities;
+  if (config.Has("time_profile")) {
+    ReadProfile(config, "time_profile", &knots, &velocities);
+    return CurrentField::TimeProfile(knots, velocities, config.where() + ": key 'time_profile'");
+  }
+  if (config.Has("depth_profile")) {
+    ReadProfile(config, "depth_profile", &knots, &velocities);
+    for (double depth : knots) {
+      if (depth < 0) config.Fail("depth_profile", "depths must be >= 0 (m below the surface)");
+    }
+    return CurrentField::DepthProfile(knots, velocities,
+                                      config.where() + ": key 'depth_profile'");
+  }
+  return CurrentField::Constant(config.Vector3("velocity", false).value_or(Vec3::Zero()));
+}
+
+std::unique_ptr<CurrentPlugin> CurrentPlugin::Create(const mjModel* m, mjData*, int instance) {
+  std::vector<int> all = FindPluginInstances(m, kCurrentPlugin);
+  if (!all.empty() && all.front() != instance) {
+    throw ConfigError(std::string(kCurrentPlugin) + " instance '" +
+                      PluginInstanceName(m, instance) + "': the model already has current '" +
+                      PluginInstanceName(m, all.front()) + "'; at most one is allowed");
+  }
+  auto plugin = std::make_unique<CurrentPlugin>();
+  plugin->initial = CurrentFromModel(m, instance);
+  plugin->field = plugin->initial;
+  return plugin;
+}
+
+void CurrentPlugin::RegisterPlugin() { RegisterPassivePlugin<CurrentPlugin>(); }
+
+CurrentField* MutableCurrent(mjData* d, const mjModel* m, int instance) {
+  int slot = -1;
+  if (instance < 0 || instance >= m->nplugin || !mjp_getPlugin(kCurrentPlugin, &slot) ||
+      m->plugin[instance] != slot) {
+    return nullptr;
+  }
+  CurrentPlugin* plugin = PluginObject<CurrentPlugin>(d, instance);
+  return plugin ? &plugin->field : nullptr;
+}
+
+}  // namespace nereid

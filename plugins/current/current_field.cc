@@ -1,0 +1,88 @@
+// Copyright Nereid authors.
+#include <algorithm>
+#include <utility>
+
+#include "nereid/current.h"
+#include "nereid/error.h"
+
+namespace nereid {
+namespace {
+
+void CheckKnots(const std::vector<double>& knots, size_t nvalues, const std::string& where,
+                const char* unit) {
+  if (knots.empty()) throw ConfigError(where + ": needs at least one knot");
+  if (knots.size() != nvalues) {
+    throw ConfigError(where + ": " + std::to_string(knots.size()) + " knots but " +
+                      std::to_string(nvalues) + " velocities");
+  }
+  for (size_t i = 1; i < knots.size(); ++i) {
+    if (!(knots[i] > knots[i - 1])) {
+      throw ConfigError(where + ": knots must be strictly increasing (" + unit + "), got " +
+                        std::to_string(knots[i - 1]) + " then " + std::to_string(knots[i]));
+    }
+  }
+}
+
+// piecewise-linear interpolation with end values held; slope is zero outside the knots
+void Interpolate(const std::vector<double>& x, const std::vector<Vec3>& y, double at,
+                 Vec3* value, Vec3* slope) {
+  if (x.size() == 1 || at <= x.front()) { *value = y.front(); slope->setZero(); return; }
+  if (at >= x.back()) { *value = y.back(); slope->setZero(); return; }
+  const size_t i = static_cast<size_t>(std::upper_bound(x.begin(), x.end(), at) - x.begin());
+  const double h = x[i] - x[i - 1];
+  *slope = (y[i] - y[i - 1]) / h;
+  *value = y[i - 1] + (at - x[i - 1]) * *slope;
+}
+
+}  // namespace
+
+CurrentField CurrentField::Constant(const Vec3& velocity) {
+  CurrentField f;
+  f.values_ = {velocity};
+  return f;
+}
+
+CurrentField CurrentField::TimeProfile(std::vector<double> times, std::vector<Vec3> velocities,
+                                       const std::string& where) {
+  CheckKnots(times, velocities.size(), where, "s");
+  CurrentField f;
+  f.kind_ = Kind::kTime;
+  f.knots_ = std::move(times);
+  f.values_ = std::move(velocities);
+  return f;
+}
+
+CurrentField CurrentField::DepthProfile(std::vector<double> depths, std::vector<Vec3> velocities,
+                                        const std::string& where) {
+  CheckKnots(depths, velocities.size(), where, "m of depth");
+  CurrentField f;
+  f.kind_ = Kind::kDepth;
+  f.knots_ = std::move(depths);
+  f.values_ = std::move(velocities);
+  return f;
+}
+
+CurrentSample CurrentField::Evaluate(double time, double z_world) const {
+  CurrentSample s;
+  switch (kind_) {
+    case Kind::kConstant:
+      s.velocity = values_.front();
+      break;
+    case Kind::kTime:
+      Interpolate(knots_, values_, time, &s.velocity, &s.d_dt);
+      break;
+    case Kind::kDepth: {
+      Vec3 per_depth;
+      Interpolate(knots_, values_, -z_world, &s.velocity, &per_depth);
+      s.d_dz = -per_depth;  // depth = -z
+      break;
+    }
+  }
+  return s;
+}
+
+bool CurrentField::is_zero() const {
+  return std::all_of(values_.begin(), values_.end(), [](const Vec3& v) { return v.isZero(0); });
+}
+
+}  // namespace nereid

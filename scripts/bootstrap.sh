@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Idempotent set-up and build for a fresh machine: Debian packages (apt-get), the pinned
+# MuJoCo wheel (pip), then a CMake configure + build into ./build. Each step is skipped
+# when what it provides is already present. Used by scripts/run-default.sh,
+# scripts/test.sh and .ci/run.
+#
+# Environment: NEREID_BUILD_DIR (default build), NEREID_BUILD_TYPE (default Release),
+# NEREID_WERROR (ON in CI: warnings are errors for Nereid's own code).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+say() { printf '[bootstrap] %s\n' "$*"; }
+SUDO=""
+if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
+
+# 1. Debian packages
+apt_pkgs=(build-essential pkg-config libeigen3-dev nlohmann-json3-dev doctest-dev libglfw3-dev)
+command -v cmake >/dev/null 2>&1 || apt_pkgs+=(cmake)
+command -v python3 >/dev/null 2>&1 || apt_pkgs+=(python3 python3-pip)
+missing=()
+for p in "${apt_pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  say "apt-get install ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+else
+  say "Debian packages present"
+fi
+
+# 2. Python packages (MuJoCo pinned in requirements.txt)
+PY="${PYTHON:-python3}"
+pin="$(grep -E '^mujoco==' requirements.txt | head -n1 | cut -d= -f3)"
+have="$("$PY" -c 'import mujoco; print(mujoco.__version__)' 2>/dev/null || true)"
+if [ "$have" != "$pin" ]; then
+  say "pip install -r requirements.txt (mujoco $pin; found '${have:-none}')"
+  "$PY" -m pip install -q --disable-pip-version-check -r requirements.txt
+else
+  say "mujoco $pin present"
+fi
+
+# 3. configure + build
+build="${NEREID_BUILD_DIR:-build}"
+type="${NEREID_BUILD_TYPE:-Release}"
+werror="${NEREID_WERROR:-OFF}"
+jobs="$(nproc 2>/dev/null || echo 2)"
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE="$type" -DNEREID_WERROR="$werror" \
+  -DPython3_EXECUTABLE="$(command -v "$PY")" -DMuJoCo_PYTHON="$(command -v "$PY")" >/dev/null
+cmake --build "$build" -j "$jobs"
+say "built into $build"

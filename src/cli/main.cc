@@ -1,0 +1,167 @@
+// Copyright Nereid authors.
+// The `nereid` command line: run, bench, version. Exit status: 0 success, 1 bad input
+// (the message names the file, element/path, key and value), 2 usage, 3 diverged state.
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <mujoco/mujoco.h>
+
+#include "nereid/bench.h"
+#include "nereid/error.h"
+#include "nereid/runner.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage:\n"
+    "  nereid run MODEL.xml|SCENARIO.json [--duration S] [--dt H]\n"
+    "             [--integrator euler|rk4|implicitfast] [--engine nereid|mujoco]\n"
+    "             [--out DIR] [--record-every N]\n"
+    "      Steps the model headless from keyframe 0 (or the scenario's initial state) and\n"
+    "      writes DIR/trajectory.csv and DIR/summary.json (DIR defaults to results).\n"
+    "  nereid bench [--out FILE.json] [--models DIR] [--steps N] [--samples N]\n"
+    "      Median ns per step of Nereid's engine and plain mj_step on the same model.\n"
+    "  nereid version\n";
+
+struct Usage {
+  std::string message;
+};
+
+double ParseDouble(const std::string& flag, const std::string& text) {
+  char* end = nullptr;
+  const double x = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0') throw Usage{flag + " expects a number, got '" + text + "'"};
+  return x;
+}
+
+long ParseLong(const std::string& flag, const std::string& text) {
+  char* end = nullptr;
+  const long x = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0') throw Usage{flag + " expects an integer, got '" + text + "'"};
+  return x;
+}
+
+std::string DefaultModelDir(const char* argv0) {
+  if (const char* env = std::getenv("NEREID_MODEL_DIR")) return env;
+  if (std::filesystem::exists(NEREID_SOURCE_MODEL_DIR)) return NEREID_SOURCE_MODEL_DIR;
+  std::error_code ec;
+  const auto exe = std::filesystem::canonical(argv0, ec);
+  return (exe.parent_path().parent_path() / "share" / "nereid" / "models").string();
+}
+
+int Run(const std::vector<std::string>& args) {
+  nereid::RunOptions options;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= args.size()) throw Usage{a + " needs a value"};
+      return args[++i];
+    };
+    if (a == "--duration") {
+      options.duration = ParseDouble(a, value());
+    } else if (a == "--dt") {
+      options.dt = ParseDouble(a, value());
+    } else if (a == "--integrator") {
+      nereid::Integrator integrator;
+      const std::string v = value();
+      if (!nereid::ParseIntegrator(v, &integrator)) {
+        throw Usage{"--integrator expects euler, rk4 or implicitfast, got '" + v + "'"};
+      }
+      options.integrator = integrator;
+    } else if (a == "--engine") {
+      nereid::Engine engine;
+      const std::string v = value();
+      if (!nereid::ParseEngine(v, &engine)) throw Usage{"--engine expects nereid or mujoco, got '" + v + "'"};
+      options.engine = engine;
+    } else if (a == "--out") {
+      options.out_dir = value();
+    } else if (a == "--record-every") {
+      options.record_every = static_cast<int>(ParseLong(a, value()));
+    } else if (!a.empty() && a[0] == '-') {
+      throw Usage{"unknown option '" + a + "'"};
+    } else if (options.input.empty()) {
+      options.input = a;
+    } else {
+      throw Usage{"unexpected argument '" + a + "'"};
+    }
+  }
+  if (options.input.empty()) throw Usage{"run needs a MODEL.xml or SCENARIO.json"};
+  const nereid::RunResult result = nereid::Run(options, &std::cout);
+  return result.diverged ? 3 : 0;
+}
+
+int Bench(const std::vector<std::string>& args, const char* argv0) {
+  nereid::BenchOptions options;
+  options.model_dir = DefaultModelDir(argv0);
+  std::string out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= args.size()) throw Usage{a + " needs a value"};
+      return args[++i];
+    };
+    if (a == "--out") {
+      out = value();
+    } else if (a == "--models") {
+      options.model_dir = value();
+    } else if (a == "--steps") {
+      options.steps_per_sample = ParseLong(a, value());
+    } else if (a == "--samples") {
+      options.samples = static_cast<int>(ParseLong(a, value()));
+    } else {
+      throw Usage{"unknown bench option '" + a + "'"};
+    }
+  }
+  if (options.steps_per_sample < 1 || options.samples < 1) throw Usage{"--steps and --samples must be >= 1"};
+  const nereid::BenchReport report = nereid::RunBenchmarks(options);
+  std::printf("MuJoCo %s; median of %d samples x %ld steps\n", report.mujoco_version.c_str(),
+              options.samples, options.steps_per_sample);
+  for (const nereid::BenchCase& c : report.cases) {
+    std::printf("  %-40s %10.1f ns/step  (min %.1f, max %.1f)\n", c.name.c_str(), c.ns_per_step,
+                c.ns_min, c.ns_max);
+  }
+  std::printf("  ratio nereid_full / bare_mj_step: %.3f (target <= 1.25)\n",
+              report.Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/bare_mj_step"));
+  if (!out.empty()) {
+    std::ofstream f(out);
+    if (!f) throw nereid::ConfigError(out + ": cannot write");
+    f << report.ToJson() << "\n";
+    std::printf("wrote %s\n", out.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
+    std::cout << kUsage;
+    return args.empty() ? 2 : 0;
+  }
+  const std::string command = args[0];
+  args.erase(args.begin());
+  try {
+    if (command == "run") return Run(args);
+    if (command == "bench") return Bench(args, argv[0]);
+    if (command == "version") {
+      std::cout << "nereid " << NEREID_VERSION << " (MuJoCo " << mj_versionString() << ")\n";
+      return 0;
+    }
+    throw Usage{"unknown command '" + command + "'"};
+  } catch (const Usage& u) {
+    std::cerr << "nereid: " << u.message << "\n" << kUsage;
+    return 2;
+  } catch (const nereid::Error& e) {
+    std::cerr << "nereid: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "nereid: error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,210 @@
+// Copyright Nereid authors.
+#include "nereid/runner.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+
+#include <nlohmann/json.hpp>
+
+#include "nereid/error.h"
+#include "nereid/scenario.h"
+
+namespace nereid {
+namespace {
+
+using nlohmann::json;
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string Name(const mjModel* m, mjtObj type, int id) {
+  const char* n = mj_id2name(m, type, id);
+  return n && *n ? n : std::string(type == mjOBJ_BODY ? "body" : "joint") + std::to_string(id);
+}
+
+json FinalState(const mjModel* m, const mjData* d) {
+  json state = {{"time", d->time}};
+  json bodies = json::object(), joints = json::object();
+  for (int j = 0; j < m->njnt; ++j) {
+    const mjtNum* q = d->qpos + m->jnt_qposadr[j];
+    const mjtNum* v = d->qvel + m->jnt_dofadr[j];
+    if (m->jnt_type[j] == mjJNT_FREE) {
+      bodies[Name(m, mjOBJ_BODY, m->jnt_bodyid[j])] = {
+          {"position", {q[0], q[1], q[2]}},
+          {"quaternion", {q[3], q[4], q[5], q[6]}},
+          {"velocity", {v[0], v[1], v[2]}},
+          {"angular_velocity", {v[3], v[4], v[5]}}};
+    } else if (m->jnt_type[j] == mjJNT_HINGE || m->jnt_type[j] == mjJNT_SLIDE) {
+      joints[Name(m, mjOBJ_JOINT, j)] = {{"q", q[0]}, {"qd", v[0]}};
+    }
+  }
+  state["bodies"] = bodies;
+  state["joints"] = joints;
+  return state;
+}
+
+}  // namespace
+
+std::vector<std::string> TrajectoryColumns(const mjModel* m) {
+  std::vector<std::string> columns = {"time"};
+  for (int j = 0; j < m->njnt; ++j) {
+    if (m->jnt_type[j] == mjJNT_FREE) {
+      const std::string b = Name(m, mjOBJ_BODY, m->jnt_bodyid[j]);
+      for (const char* c : {"px", "py", "pz", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz"}) {
+        columns.push_back(b + "." + c);
+      }
+    }
+  }
+  for (int j = 0; j < m->njnt; ++j) {
+    if (m->jnt_type[j] == mjJNT_HINGE || m->jnt_type[j] == mjJNT_SLIDE) {
+      const std::string n = Name(m, mjOBJ_JOINT, j);
+      columns.push_back(n + ".q");
+      columns.push_back(n + ".qd");
+    }
+  }
+  return columns;
+}
+
+void TrajectoryRow(const mjModel* m, const mjData* d, std::vector<double>* row) {
+  row->clear();
+  row->push_back(d->time);
+  for (int j = 0; j < m->njnt; ++j) {
+    if (m->jnt_type[j] != mjJNT_FREE) continue;
+    // free joint: qpos = world position and world-from-body quaternion, qvel = world linear
+    // velocity then body-frame angular velocity
+    const mjtNum* q = d->qpos + m->jnt_qposadr[j];
+    const mjtNum* v = d->qvel + m->jnt_dofadr[j];
+    row->insert(row->end(), q, q + 7);
+    row->insert(row->end(), v, v + 6);
+  }
+  for (int j = 0; j < m->njnt; ++j) {
+    if (m->jnt_type[j] == mjJNT_HINGE || m->jnt_type[j] == mjJNT_SLIDE) {
+      row->push_back(d->qpos[m->jnt_qposadr[j]]);
+      row->push_back(d->qvel[m->jnt_dofadr[j]]);
+    }
+  }
+}
+
+RunResult Run(const RunOptions& options, std::ostream* log) {
+  if (options.record_every < 1) {
+    throw ConfigError("--record-every must be >= 1, got " + std::to_string(options.record_every));
+  }
+  std::optional<Scenario> scenario;
+  std::string model_path = options.input;
+  if (EndsWith(options.input, ".json")) {
+    scenario = Scenario::FromFile(options.input);
+    model_path = scenario->model;
+  } else if (!EndsWith(options.input, ".xml") && !EndsWith(options.input, ".mjcf")) {
+    throw ConfigError(options.input + ": expected an MJCF model (.xml) or a scenario (.json)");
+  }
+  SimulationOptions sim_options;
+  sim_options.engine = options.engine.value_or(
+      scenario && scenario->engine ? *scenario->engine : Engine::kNereid);
+  sim_options.integrator = options.integrator ? options.integrator
+                                              : (scenario ? scenario->integrator : std::nullopt);
+  sim_options.timestep = options.dt ? options.dt : (scenario ? scenario->dt : std::nullopt);
+  const double duration = options.duration.value_or(
+      scenario && scenario->duration ? *scenario->duration : 10.0);
+  if (!(duration > 0) || !std::isfinite(duration)) {
+    throw ConfigError("duration must be a positive number of seconds, got " + std::to_string(duration));
+  }
+
+  std::unique_ptr<Simulation> sim = Simulation::LoadFile(model_path, sim_options);
+  const mjModel* m = sim->model();
+  mjData* d = sim->data();
+  if (scenario) {
+    scenario->Apply(*sim);
+  } else {
+    sim->Reset(m->nkey > 0 ? 0 : -1);  // keyframe 0 (qpos, qvel, ctrl) when there is one
+  }
+
+  std::filesystem::create_directories(options.out_dir);
+  const std::string csv_path = (std::filesystem::path(options.out_dir) / "trajectory.csv").string();
+  std::ofstream csv(csv_path);
+  if (!csv) throw ConfigError(csv_path + ": cannot write");
+  csv.precision(17);
+  const std::vector<std::string> columns = TrajectoryColumns(m);
+  for (size_t i = 0; i < columns.size(); ++i) csv << (i ? "," : "") << columns[i];
+  csv << "\n";
+  std::vector<double> row;
+  auto write_row = [&] {
+    TrajectoryRow(m, d, &row);
+    for (size_t i = 0; i < row.size(); ++i) csv << (i ? "," : "") << row[i];
+    csv << "\n";
+  };
+
+  RunResult result;
+  const double t0 = d->time;
+  const long steps = std::lround(duration / m->opt.timestep);
+  if (log) {
+    *log << "nereid run: " << sim->source() << " (" << ToString(sim->engine()) << ", "
+         << ToString(sim->integrator()) << ", dt " << m->opt.timestep << " s, " << steps
+         << " steps)\n";
+  }
+  write_row();
+  const auto start = std::chrono::steady_clock::now();
+  for (long k = 0; k < steps; ++k) {
+    if (scenario) scenario->ApplyInputs(*sim, d->time);
+    std::string error;
+    if (!sim->TryStep(&error)) {
+      result.diverged = true;
+      result.error = error;
+      break;
+    }
+    ++result.steps;
+    if ((k + 1) % options.record_every == 0 || k + 1 == steps) write_row();
+  }
+  result.wall_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.sim_time = d->time - t0;
+
+  // energy at the final state: kinetic includes added mass (1/2 v^T M v with M from the
+  // engine); the potential is MuJoCo's (gravity and springs; buoyancy is not included)
+  json energy = nullptr;
+  if (!result.diverged) {
+    const int flags = sim->mutable_model()->opt.enableflags;
+    sim->mutable_model()->opt.enableflags |= mjENBL_ENERGY;
+    sim->Forward();
+    energy = {{"kinetic_J", sim->KineticEnergy()},
+              {"potential_gravity_J", d->energy[0]},
+              {"note", "kinetic = 1/2 qvel^T M qvel with M including added mass; potential "
+                       "is MuJoCo's gravity (and spring) energy, buoyancy excluded"}};
+    sim->mutable_model()->opt.enableflags = flags;
+  }
+
+  json summary = {
+      {"model", model_path},
+      {"scenario", scenario ? json(scenario->source) : json(nullptr)},
+      {"mujoco_version", mj_versionString()},
+      {"nereid_version", NEREID_VERSION},
+      {"engine", ToString(sim->engine())},
+      {"integrator", ToString(sim->integrator())},
+      {"timestep", m->opt.timestep},
+      {"duration_requested", duration},
+      {"steps", result.steps},
+      {"sim_time", result.sim_time},
+      {"wall_time_s", result.wall_time},
+      {"realtime_factor", result.wall_time > 0 ? result.sim_time / result.wall_time : 0.0},
+      {"status", result.diverged ? "diverged" : "ok"},
+      {"error", result.diverged ? json(result.error) : json(nullptr)},
+      {"final_state", FinalState(m, d)},
+      {"energy", energy},
+      {"trajectory", csv_path},
+  };
+  const std::string summary_path = (std::filesystem::path(options.out_dir) / "summary.json").string();
+  std::ofstream out(summary_path);
+  if (!out) throw ConfigError(summary_path + ": cannot write");
+  out << summary.dump(2) << "\n";
+  if (log) {
+    *log << "wrote " << csv_path << " and " << summary_path << " (" << result.steps
+         << " steps, " << result.sim_time << " s simulated in " << result.wall_time << " s)\n";
+    if (result.diverged) *log << "error: " << result.error << "\n";
+  }
+  return result;
+}
+
+}  // namespace nereid

@@ -1,0 +1,324 @@
+// Copyright Nereid authors.
+#include "nereid/scenario.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "nereid/error.h"
+
+namespace nereid {
+namespace {
+
+using nlohmann::json;
+
+class Reader {
+ public:
+  explicit Reader(std::string source) : source_(std::move(source)) {}
+
+  [[noreturn]] void Fail(const std::string& path, const std::string& rule,
+                         const json* value = nullptr) const {
+    std::string message = source_ + ": " + (path.empty() ? "/" : path) + ": " + rule;
+    if (value) message += " (got " + value->dump() + ")";
+    throw ConfigError(message);
+  }
+
+  void Keys(const json& object, const std::string& path,
+            std::initializer_list<const char*> allowed) const {
+    if (!object.is_object()) Fail(path, "expected an object", &object);
+    for (auto it = object.begin(); it != object.end(); ++it) {
+      if (std::none_of(allowed.begin(), allowed.end(),
+                       [&](const char* k) { return it.key() == k; })) {
+        std::string list;
+        for (const char* k : allowed) list += std::string(list.empty() ? "" : ", ") + k;
+        Fail(path + "/" + it.key(), "unknown key; allowed: " + list);
+      }
+    }
+  }
+
+  double Number(const json& value, const std::string& path) const {
+    if (!value.is_number()) Fail(path, "expected a number", &value);
+    const double x = value.get<double>();
+    if (!std::isfinite(x)) Fail(path, "expected a finite number", &value);
+    return x;
+  }
+
+  double Positive(const json& value, const std::string& path) const {
+    const double x = Number(value, path);
+    if (!(x > 0)) Fail(path, "must be > 0", &value);
+    return x;
+  }
+
+  std::string String(const json& value, const std::string& path) const {
+    if (!value.is_string()) Fail(path, "expected a string", &value);
+    return value.get<std::string>();
+  }
+
+  std::vector<double> Numbers(const json& value, const std::string& path, size_t n) const {
+    if (!value.is_array() || value.size() != n) {
+      Fail(path, "expected an array of " + std::to_string(n) + " numbers", &value);
+    }
+    std::vector<double> out;
+    for (size_t i = 0; i < n; ++i) out.push_back(Number(value[i], path + "/" + std::to_string(i)));
+    return out;
+  }
+
+  Vec3 Vector3(const json& value, const std::string& path) const {
+    std::vector<double> x = Numbers(value, path, 3);
+    return Vec3(x[0], x[1], x[2]);
+  }
+
+ private:
+  std::string source_;
+};
+
+CurrentField ReadCurrent(const Reader& r, const json& j, const std::string& path) {
+  r.Keys(j, path, {"velocity", "time_profile", "depth_profile"});
+  if (j.size() != 1) r.Fail(path, "give exactly one of velocity, time_profile, depth_profile", &j);
+  if (j.contains("velocity")) return CurrentField::Constant(r.Vector3(j["velocity"], path + "/velocity"));
+  const bool time = j.contains("time_profile");
+  const std::string key = time ? "time_profile" : "depth_profile";
+  const std::string p = path + "/" + key;
+  const json& rows = j[key];
+  if (!rows.is_array() || rows.empty()) {
+    r.Fail(p, "expected a non-empty array of [knot, vx, vy, vz] rows", &rows);
+  }
+  std::vector<double> knots;
+  std::vector<Vec3> values;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    std::vector<double> row = r.Numbers(rows[i], p + "/" + std::to_string(i), 4);
+    if (!knots.empty() && !(row[0] > knots.back())) {
+      r.Fail(p + "/" + std::to_string(i) + "/0", "knots must be strictly increasing", &rows[i][0]);
+    }
+    if (!time && row[0] < 0) r.Fail(p + "/" + std::to_string(i) + "/0", "depth must be >= 0", &rows[i][0]);
+    knots.push_back(row[0]);
+    values.emplace_back(row[1], row[2], row[3]);
+  }
+  return time ? CurrentField::TimeProfile(knots, values, p) : CurrentField::DepthProfile(knots, values, p);
+}
+
+}  // namespace
+
+Scenario Scenario::FromFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(path + ": cannot open the scenario file");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string base = std::filesystem::path(path).parent_path().string();
+  return FromString(text.str(), path, base);
+}
+
+Scenario Scenario::FromString(const std::string& text, const std::string& source,
+                              const std::string& base_dir) {
+  Reader r(source);
+  json root;
+  try {
+    root = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw ConfigError(source + ": malformed JSON: " + e.what());
+  }
+  r.Keys(root, "", {"model", "duration", "dt", "integrator", "engine", "keyframe",
+                    "initial_state", "current", "controls", "wrenches", "description"});
+  Scenario s;
+  s.source = source;
+  if (!root.contains("model")) r.Fail("/model", "missing required key (path of an MJCF file)");
+  std::filesystem::path model = r.String(root["model"], "/model");
+  if (model.is_relative() && !base_dir.empty()) model = std::filesystem::path(base_dir) / model;
+  s.model = model.lexically_normal().string();
+  if (root.contains("duration")) s.duration = r.Positive(root["duration"], "/duration");
+  if (root.contains("dt")) s.dt = r.Positive(root["dt"], "/dt");
+  if (root.contains("integrator")) {
+    Integrator integrator;
+    if (!ParseIntegrator(r.String(root["integrator"], "/integrator"), &integrator)) {
+      r.Fail("/integrator", "expected \"euler\", \"rk4\" or \"implicitfast\"", &root["integrator"]);
+    }
+    s.integrator = integrator;
+  }
+  if (root.contains("engine")) {
+    Engine engine;
+    if (!ParseEngine(r.String(root["engine"], "/engine"), &engine)) {
+      r.Fail("/engine", "expected \"nereid\" or \"mujoco\"", &root["engine"]);
+    }
+    s.engine = engine;
+  }
+  if (root.contains("keyframe")) {
+    const json& k = root["keyframe"];
+    if (!k.is_number_integer() || k.get<int>() < 0) r.Fail("/keyframe", "expected an index >= 0", &k);
+    s.keyframe = k.get<int>();
+  }
+  if (root.contains("current")) s.current = ReadCurrent(r, root["current"], "/current");
+
+  if (root.contains("initial_state")) {
+    const json& init = root["initial_state"];
+    r.Keys(init, "/initial_state", {"bodies", "joints"});
+    if (init.contains("bodies")) {
+      const json& bodies = init["bodies"];
+      if (!bodies.is_object()) r.Fail("/initial_state/bodies", "expected an object keyed by body name", &bodies);
+      for (auto it = bodies.begin(); it != bodies.end(); ++it) {
+        const std::string p = "/initial_state/bodies/" + it.key();
+        r.Keys(*it, p, {"position", "quaternion", "velocity", "angular_velocity"});
+        BodyState b{it.key(), p, {}, {}, {}, {}};
+        if (it->contains("position")) b.position = r.Vector3((*it)["position"], p + "/position");
+        if (it->contains("quaternion")) {
+          std::vector<double> q = r.Numbers((*it)["quaternion"], p + "/quaternion", 4);
+          Eigen::Vector4d v(q[0], q[1], q[2], q[3]);
+          if (v.norm() < 1e-9) r.Fail(p + "/quaternion", "must not be zero", &(*it)["quaternion"]);
+          b.quaternion = v.normalized();
+        }
+        if (it->contains("velocity")) b.velocity = r.Vector3((*it)["velocity"], p + "/velocity");
+        if (it->contains("angular_velocity")) {
+          b.angular_velocity = r.Vector3((*it)["angular_velocity"], p + "/angular_velocity");
+        }
+        s.bodies.push_back(b);
+      }
+    }
+    if (init.contains("joints")) {
+      const json& joints = init["joints"];
+      if (!joints.is_object()) r.Fail("/initial_state/joints", "expected an object keyed by joint name", &joints);
+      for (auto it = joints.begin(); it != joints.end(); ++it) {
+        const std::string p = "/initial_state/joints/" + it.key();
+        r.Keys(*it, p, {"q", "qd"});
+        JointState js{it.key(), p, {}, {}};
+        if (it->contains("q")) js.q = r.Number((*it)["q"], p + "/q");
+        if (it->contains("qd")) js.qd = r.Number((*it)["qd"], p + "/qd");
+        s.joints.push_back(js);
+      }
+    }
+  }
+
+  if (root.contains("controls")) {
+    const json& list = root["controls"];
+    if (!list.is_array()) r.Fail("/controls", "expected an array", &list);
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string p = "/controls/" + std::to_string(i);
+      r.Keys(list[i], p, {"time", "actuator", "value"});
+      for (const char* k : {"actuator", "value"}) {
+        if (!list[i].contains(k)) r.Fail(p + "/" + k, "missing required key");
+      }
+      Control c;
+      c.path = p;
+      c.actuator = r.String(list[i]["actuator"], p + "/actuator");
+      c.value = r.Number(list[i]["value"], p + "/value");
+      if (list[i].contains("time")) c.time = r.Number(list[i]["time"], p + "/time");
+      s.controls.push_back(c);
+    }
+    std::stable_sort(s.controls.begin(), s.controls.end(),
+                     [](const Control& a, const Control& b) { return a.time < b.time; });
+  }
+
+  if (root.contains("wrenches")) {
+    const json& list = root["wrenches"];
+    if (!list.is_array()) r.Fail("/wrenches", "expected an array", &list);
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string p = "/wrenches/" + std::to_string(i);
+      r.Keys(list[i], p, {"body", "start", "end", "force", "torque", "frame"});
+      if (!list[i].contains("body")) r.Fail(p + "/body", "missing required key");
+      Wrench w;
+      w.path = p;
+      w.body = r.String(list[i]["body"], p + "/body");
+      if (list[i].contains("start")) w.start = r.Number(list[i]["start"], p + "/start");
+      if (list[i].contains("end")) w.end = r.Number(list[i]["end"], p + "/end");
+      if (!(w.end > w.start)) r.Fail(p + "/end", "must be later than start", &list[i]["end"]);
+      if (list[i].contains("force")) w.force = r.Vector3(list[i]["force"], p + "/force");
+      if (list[i].contains("torque")) w.torque = r.Vector3(list[i]["torque"], p + "/torque");
+      if (list[i].contains("frame")) {
+        const std::string frame = r.String(list[i]["frame"], p + "/frame");
+        if (frame != "body" && frame != "world") {
+          r.Fail(p + "/frame", "expected \"body\" or \"world\"", &list[i]["frame"]);
+        }
+        w.body_frame = frame == "body";
+      }
+      s.wrenches.push_back(w);
+    }
+  }
+  return s;
+}
+
+void Scenario::Apply(Simulation& sim) {
+  const mjModel* m = sim.model();
+  mjData* d = sim.data();
+  Reader r(source);
+  if (keyframe && *keyframe >= m->nkey) {
+    r.Fail("/keyframe", "the model has " + std::to_string(m->nkey) + " keyframes", nullptr);
+  }
+  sim.Reset(keyframe.value_or(m->nkey > 0 ? 0 : -1));
+  if (current) {
+    try {
+      sim.SetCurrent(*current);
+    } catch (const ConfigError& e) {
+      r.Fail("/current", e.what());
+    }
+  }
+  for (const BodyState& b : bodies) {
+    const int id = mj_name2id(m, mjOBJ_BODY, b.name.c_str());
+    if (id < 0) r.Fail(b.path, "no body named '" + b.name + "' in " + sim.source());
+    const int jnt = m->body_jntadr[id];
+    if (jnt < 0 || m->jnt_type[jnt] != mjJNT_FREE) {
+      r.Fail(b.path, "body '" + b.name + "' has no free joint");
+    }
+    mjtNum* qpos = d->qpos + m->jnt_qposadr[jnt];
+    mjtNum* qvel = d->qvel + m->jnt_dofadr[jnt];
+    if (b.position) for (int i = 0; i < 3; ++i) qpos[i] = (*b.position)[i];
+    if (b.quaternion) for (int i = 0; i < 4; ++i) qpos[3 + i] = (*b.quaternion)[i];
+    if (b.velocity) for (int i = 0; i < 3; ++i) qvel[i] = (*b.velocity)[i];
+    if (b.angular_velocity) for (int i = 0; i < 3; ++i) qvel[3 + i] = (*b.angular_velocity)[i];
+  }
+  for (const JointState& js : joints) {
+    const int id = mj_name2id(m, mjOBJ_JOINT, js.name.c_str());
+    if (id < 0) r.Fail(js.path, "no joint named '" + js.name + "' in " + sim.source());
+    if (m->jnt_type[id] != mjJNT_HINGE && m->jnt_type[id] != mjJNT_SLIDE) {
+      r.Fail(js.path, "joint '" + js.name + "' is not a hinge or slide joint");
+    }
+    if (js.q) d->qpos[m->jnt_qposadr[id]] = *js.q;
+    if (js.qd) d->qvel[m->jnt_dofadr[id]] = *js.qd;
+  }
+  control_ids_.clear();
+  for (const Control& c : controls) {
+    const int id = mj_name2id(m, mjOBJ_ACTUATOR, c.actuator.c_str());
+    if (id < 0) r.Fail(c.path + "/actuator", "no actuator named '" + c.actuator + "' in " + sim.source());
+    control_ids_.push_back(id);
+  }
+  wrench_ids_.clear();
+  for (const Wrench& w : wrenches) {
+    const int id = mj_name2id(m, mjOBJ_BODY, w.body.c_str());
+    if (id <= 0) r.Fail(w.path + "/body", "no body named '" + w.body + "' in " + sim.source());
+    wrench_ids_.push_back(id);
+  }
+  ApplyInputs(sim, d->time);
+  sim.Forward();
+}
+
+void Scenario::ApplyInputs(Simulation& sim, double t) const {
+  mjData* d = sim.data();
+  for (size_t i = 0; i < controls.size() && i < control_ids_.size(); ++i) {
+    if (controls[i].time <= t) d->ctrl[control_ids_[i]] = controls[i].value;
+  }
+  if (wrenches.empty()) return;
+  for (int id : wrench_ids_) mju_zero(d->xfrc_applied + 6 * id, 6);
+  for (size_t i = 0; i < wrenches.size() && i < wrench_ids_.size(); ++i) {
+    const Wrench& w = wrenches[i];
+    if (t < w.start || t >= w.end) continue;
+    const int id = wrench_ids_[i];
+    Vec3 f = w.force, tau = w.torque;
+    if (w.body_frame) {
+      const Mat3 R = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(d->xmat + 9 * id);
+      f = R * f;
+      tau = R * tau;
+    }
+    // xfrc_applied acts at the centre of mass; a body-origin force is the same force plus
+    // the moment of the offset
+    const Vec3 offset(d->xipos[3 * id] - d->xpos[3 * id], d->xipos[3 * id + 1] - d->xpos[3 * id + 1],
+                      d->xipos[3 * id + 2] - d->xpos[3 * id + 2]);
+    tau -= offset.cross(f);
+    for (int k = 0; k < 3; ++k) {
+      d->xfrc_applied[6 * id + k] += f[k];
+      d->xfrc_applied[6 * id + 3 + k] += tau[k];
+    }
+  }
+}
+
+}  // namespace nereid

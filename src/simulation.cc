@@ -1,0 +1,433 @@
+// Copyright Nereid authors.
+#include "nereid/simulation.h"
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <optional>
+#include <utility>
+
+#include "nereid/error.h"
+#include "nereid/kinematics.h"
+#include "nereid/plugins.h"
+
+namespace nereid {
+namespace {
+
+// Where each entry of J^T M_A J for `dofs` lives in MuJoCo's lower-triangular CSR d->M.
+// False if MuJoCo did not store one of them (a "simple" body keeps only its diagonal).
+bool FindInertiaEntries(const mjModel* m, AddedMassBody* block) {
+  block->entries.clear();
+  const auto n = static_cast<int>(block->dofs.size());
+  for (int a = 0; a < n; ++a) {
+    for (int c = 0; c < n; ++c) {
+      const int row = block->dofs[static_cast<size_t>(a)];
+      const int col = block->dofs[static_cast<size_t>(c)];
+      if (col > row) continue;
+      int index = -1;
+      for (int k = 0; k < m->M_rownnz[row]; ++k) {
+        if (m->M_colind[m->M_rowadr[row] + k] == col) index = m->M_rowadr[row] + k;
+      }
+      if (index < 0) return false;
+      block->entries.push_back({a, c, index});
+    }
+  }
+  return true;
+}
+
+// Bodies whose added mass Nereid adds, with M_A summed over their hydrodynamics instances.
+std::vector<AddedMassBody> CollectAddedMass(const mjModel* m) {
+  std::vector<AddedMassBody> blocks;
+  for (int instance : FindPluginInstances(m, kHydrodynamicsPlugin)) {
+    HydrodynamicsConfig config = HydrodynamicsConfig::FromModel(m, instance);
+    if (!config.has_added_mass()) continue;
+    AddedMassBody* block = nullptr;
+    for (AddedMassBody& b : blocks) {
+      if (b.body == config.body) block = &b;
+    }
+    if (!block) {
+      block = &blocks.emplace_back();
+      block->body = config.body;
+      block->dofs = BodyDofChain(m, config.body);
+    }
+    block->added_mass += config.added_mass;
+  }
+  return blocks;
+}
+
+}  // namespace
+
+std::string_view ToString(Integrator integrator) {
+  switch (integrator) {
+    case Integrator::kEuler: return "euler";
+    case Integrator::kRK4: return "rk4";
+    case Integrator::kImplicitFast: return "implicitfast";
+  }
+  return "?";
+}
+
+std::string_view ToString(Engine engine) {
+  switch (engine) {
+    case Engine::kNereid: return "nereid";
+    case Engine::kMuJoCo: return "mujoco";
+  }
+  return "?";
+}
+
+bool ParseIntegrator(std::string_view text, Integrator* integrator) {
+  for (Integrator i : {Integrator::kEuler, Integrator::kRK4, Integrator::kImplicitFast}) {
+    if (text == ToString(i)) { *integrator = i; return true; }
+  }
+  return false;
+}
+
+bool ParseEngine(std::string_view text, Engine* engine) {
+  for (Engine e : {Engine::kNereid, Engine::kMuJoCo}) {
+    if (text == ToString(e)) { *engine = e; return true; }
+  }
+  return false;
+}
+
+namespace {
+
+using Parser = std::function<mjSpec*(char* error, int size)>;
+
+std::unique_ptr<Simulation> Load(const Parser& parse, const std::string& name,
+                                 const SimulationOptions& options,
+                                 const std::function<std::unique_ptr<Simulation>(mjModel*)>& make) {
+  std::optional<EngineScope> scope;
+  if (options.engine == Engine::kNereid) scope.emplace();
+  TakeLastPluginError();
+
+  char error[1024] = "";
+  mjSpec* spec = parse(error, sizeof(error));
+  if (!spec) throw LoadError(name + ": " + error);
+  auto fail = [&](mjModel* model) {
+    std::string mujoco = mjs_getError(spec);
+    std::string plugin = TakeLastPluginError();
+    if (model) mj_deleteModel(model);
+    mj_deleteSpec(spec);
+    if (!plugin.empty()) throw ConfigError(name + ": " + plugin);
+    throw LoadError(name + ": " + mujoco);
+  };
+  mjModel* m = mj_compile(spec, nullptr);
+  if (!m) fail(nullptr);
+
+  if (options.engine == Engine::kNereid) {
+    // a "simple" body has only diagonal inertia storage; added mass needs the full block
+    bool recompile = false;
+    try {
+      for (AddedMassBody& block : CollectAddedMass(m)) {
+        if (FindInertiaEntries(m, &block)) continue;
+        mjsBody* body = mjs_findBody(spec, mj_id2name(m, mjOBJ_BODY, block.body));
+        if (body) body->simple = 0;
+        recompile = true;
+      }
+    } catch (const Error& e) {
+      mj_deleteModel(m);
+      mj_deleteSpec(spec);
+      throw ConfigError(name + ": " + e.what());
+    }
+    if (recompile) {
+      mj_deleteModel(m);
+      m = mj_compile(spec, nullptr);
+      if (!m) fail(nullptr);
+    }
+  }
+  mj_deleteSpec(spec);
+  return make(m);
+}
+
+}  // namespace
+
+std::unique_ptr<Simulation> Simulation::LoadFile(const std::string& path,
+                                                 const SimulationOptions& options) {
+  return Load(
+      [&](char* error, int size) { return mj_parseXML(path.c_str(), nullptr, error, size); },
+      path, options,
+      [&](mjModel* m) { return std::unique_ptr<Simulation>(new Simulation(m, path, options)); });
+}
+
+std::unique_ptr<Simulation> Simulation::LoadString(const std::string& xml,
+                                                   const SimulationOptions& options,
+                                                   const std::string& name) {
+  return Load(
+      [&](char* error, int size) { return mj_parseXMLString(xml.c_str(), nullptr, error, size); },
+      name, options,
+      [&](mjModel* m) { return std::unique_ptr<Simulation>(new Simulation(m, name, options)); });
+}
+
+Simulation::Simulation(mjModel* m, std::string source, const SimulationOptions& options)
+    : m_(m), source_(std::move(source)), options_(options) {
+  if (options.timestep) {
+    if (!(*options.timestep > 0) || !std::isfinite(*options.timestep)) {
+      mj_deleteModel(m_);
+      throw ConfigError(source_ + ": time step must be a positive number of seconds, got " +
+                        std::to_string(*options.timestep));
+    }
+    m_->opt.timestep = *options.timestep;
+  }
+  if (options.integrator) {
+    integrator_ = *options.integrator;
+    switch (integrator_) {
+      case Integrator::kEuler: m_->opt.integrator = mjINT_EULER; break;
+      case Integrator::kRK4: m_->opt.integrator = mjINT_RK4; break;
+      case Integrator::kImplicitFast: m_->opt.integrator = mjINT_IMPLICITFAST; break;
+    }
+  } else {
+    switch (m_->opt.integrator) {
+      case mjINT_EULER: integrator_ = Integrator::kEuler; break;
+      case mjINT_RK4: integrator_ = Integrator::kRK4; break;
+      default: integrator_ = Integrator::kImplicitFast; break;  // implicit or implicitfast
+    }
+  }
+  {
+    std::optional<EngineScope> scope;
+    if (options.engine == Engine::kNereid) scope.emplace();
+    d_ = mj_makeData(m_);
+  }
+  if (!d_) {
+    std::string plugin = TakeLastPluginError();
+    mj_deleteModel(m_);
+    throw ConfigError(source_ + ": could not make mjData" + (plugin.empty() ? "" : ": " + plugin));
+  }
+  if (options.engine == Engine::kNereid) FindAddedMass();
+  std::vector<int> currents = FindPluginInstances(m_, kCurrentPlugin);
+  current_instance_ = currents.empty() ? -1 : currents.front();
+  const int nq = static_cast<int>(m_->nq), nv = static_cast<int>(m_->nv),
+            na = static_cast<int>(m_->na);
+  const auto n = static_cast<size_t>(4 * (nq + nv + na) + 4 * (nv + na) + 2 * nv + na);
+  rk_buffer_.assign(n, 0.0);
+  Reset();
+}
+
+Simulation::~Simulation() {
+  mj_deleteData(d_);
+  mj_deleteModel(m_);
+}
+
+void Simulation::FindAddedMass() {
+  added_mass_ = CollectAddedMass(m_);
+  for (AddedMassBody& block : added_mass_) {
+    if (!FindInertiaEntries(m_, &block)) {
+      throw ConfigError(source_ + ": body '" + mj_id2name(m_, mjOBJ_BODY, block.body) +
+                        "' has no storage for its added-mass block in the mass matrix; set "
+                        "simple=\"false\" on the body");
+    }
+  }
+}
+
+void Simulation::AddInertia() {
+  Eigen::Matrix<double, 6, Eigen::Dynamic> J;
+  Eigen::MatrixXd K;
+  for (const AddedMassBody& block : added_mass_) {
+    BodyJacobian(m_, d_, block.body, block.dofs, &J);
+    K.noalias() = J.transpose() * block.added_mass * J;
+    for (const AddedMassBody::Entry& e : block.entries) d_->M[e.index] += K(e.row, e.col);
+  }
+}
+
+void Simulation::ForwardNereid(bool skip_sensor) {
+  mj_fwdPosition(m_, d_);
+  if (!added_mass_.empty()) {
+    AddInertia();
+    mj_factorM(m_, d_);
+    mj_projectConstraint(m_, d_);
+  }
+  if (!skip_sensor) mj_sensorPos(m_, d_);
+  mj_energyPos(m_, d_);
+  mj_forwardSkip(m_, d_, mjSTAGE_POS, skip_sensor);
+}
+
+void Simulation::Forward() {
+  if (options_.engine == Engine::kMuJoCo) {
+    mj_forward(m_, d_);
+  } else {
+    ForwardNereid(false);
+  }
+}
+
+void Simulation::StepNereid() {
+  mj_checkPos(m_, d_);
+  mj_checkVel(m_, d_);
+  ForwardNereid(false);
+  mj_checkAcc(m_, d_);
+  if (m_->opt.enableflags & mjENBL_FWDINV) mj_compareFwdInv(m_, d_);
+  switch (integrator_) {
+    case Integrator::kEuler: mj_Euler(m_, d_); break;
+    case Integrator::kRK4: RungeKutta4(); break;
+    case Integrator::kImplicitFast: mj_implicit(m_, d_); break;
+  }
+}
+
+// Classic RK4 with Nereid's forward dynamics (added mass in every stage), following
+// MuJoCo's mj_RungeKutta step for step (tableau, stage times, activation update, plugin
+// advance and warm start), so that without added mass it equals mj_step with RK4.
+void Simulation::RungeKutta4() {
+  static constexpr double kA[3][3] = {{0.5, 0, 0}, {0, 0.5, 0}, {0, 0, 1}};
+  static constexpr double kB[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
+  const int nq = static_cast<int>(m_->nq), nv = static_cast<int>(m_->nv),
+            na = static_cast<int>(m_->na);
+  const int nx = nq + nv + na, nf = nv + na;
+  const mjtNum h = m_->opt.timestep, t0 = d_->time;
+  mjtNum* X[4];
+  mjtNum* F[4];
+  mjtNum* buffer = rk_buffer_.data();
+  for (int i = 0; i < 4; ++i) { X[i] = buffer; buffer += nx; }
+  for (int i = 0; i < 4; ++i) { F[i] = buffer; buffer += nf; }
+  mjtNum* dX = buffer;  // 2 nv + na
+
+  mju_copy(X[0], d_->qpos, nq);
+  mju_copy(X[0] + nq, d_->qvel, nv);
+  if (na) mju_copy(X[0] + nq + nv, d_->act, na);
+  mju_copy(F[0], d_->qacc, nv);
+  if (na) mju_copy(F[0] + nv, d_->act_dot, na);
+
+  for (int i = 1; i < 4; ++i) {
+    mju_zero(dX, 2 * nv + na);
+    double c = 0;
+    for (int j = 0; j < i; ++j) {
+      mju_addToScl(dX, X[j] + nq, kA[i - 1][j], nv);
+      mju_addToScl(dX + nv, F[j], kA[i - 1][j], nv + na);
+      c += kA[i - 1][j];
+    }
+    mju_copy(X[i], X[0], nx);
+    mj_integratePos(m_, X[i], dX, h);
+    mju_addToScl(X[i] + nq, dX + nv, h, nv + na);
+    mju_copy(d_->qpos, X[i], nq);
+    mju_copy(d_->qvel, X[i] + nq, nv);
+    if (na) mju_copy(d_->act, X[i] + nq + nv, na);
+    d_->time = t0 + c * h;
+    ForwardNereid(true);
+    mju_copy(F[i], d_->qacc, nv);
+    if (na) mju_copy(F[i] + nv, d_->act_dot, na);
+  }
+
+  mju_zero(dX, 2 * nv + na);
+  for (int j = 0; j < 4; ++j) {
+    mju_addToScl(dX, X[j] + nq, kB[j], nv);
+    mju_addToScl(dX + nv, F[j], kB[j], nv + na);
+  }
+  d_->time = t0;
+  mju_copy(d_->qpos, X[0], nq);
+  mju_copy(d_->qvel, X[0] + nq, nv);
+  if (na) mju_copy(d_->act, X[0] + nq + nv, na);
+  Advance(dX + 2 * nv, dX + nv, dX);
+}
+
+// MuJoCo's (internal) mj_advance: activations, velocities, positions, time, plugin
+// advance, warm start. Sleep and sensor/actuator history are not supported.
+void Simulation::Advance(const mjtNum* act_dot, const mjtNum* qacc, const mjtNum* qvel) {
+  const mjtNum h = m_->opt.timestep;
+  for (int i = 0; i < m_->nu; ++i) {
+    const int adr = m_->actuator_actadr[i];
+    if (adr < 0) continue;
+    const int group = m_->actuator_group[i];
+    const bool disabled = group >= 0 && group <= 30 && (m_->opt.disableactuator & (1 << group));
+    for (int j = adr; j < adr + m_->actuator_actnum[i]; ++j) {
+      const mjtNum rate = disabled ? 0 : act_dot[j];
+      mjtNum act = d_->act[j];
+      if (m_->actuator_dyntype[i] == mjDYN_FILTEREXACT) {
+        const mjtNum tau = mju_max(mjMINVAL, m_->actuator_dynprm[i * mjNDYN]);
+        act += rate * tau * (1 - mju_exp(-h / tau));
+      } else {
+        act += rate * h;
+      }
+      if (m_->actuator_actlimited[i]) {
+        act = mju_clip(act, m_->actuator_actrange[2 * i], m_->actuator_actrange[2 * i + 1]);
+      }
+      d_->act[j] = act;
+    }
+  }
+  mju_addToScl(d_->qvel, qacc, h, static_cast<int>(m_->nv));
+  mj_integratePos(m_, d_->qpos, qvel, h);
+  d_->time += h;
+  for (int i = 0; i < m_->nplugin; ++i) {
+    const mjpPlugin* plugin = mjp_getPluginAtSlot(m_->plugin[i]);
+    if (plugin && plugin->advance) plugin->advance(m_, d_, i);
+  }
+  mju_copy(d_->qacc_warmstart, d_->qacc, static_cast<int>(m_->nv));
+}
+
+bool Simulation::TryStep(std::string* error) {
+  static constexpr int kChecks[3] = {mjWARN_BADQPOS, mjWARN_BADQVEL, mjWARN_BADQACC};
+  int before[3];
+  for (int i = 0; i < 3; ++i) before[i] = d_->warning[kChecks[i]].number;
+  if (options_.engine == Engine::kMuJoCo) {
+    mj_step(m_, d_);
+  } else {
+    StepNereid();
+  }
+  for (int i = 0; i < 3; ++i) {
+    if (d_->warning[kChecks[i]].number != before[i]) {
+      if (error) *error = DivergenceMessage(before);
+      return false;
+    }
+  }
+  return true;
+}
+
+void Simulation::Step() {
+  std::string error;
+  if (!TryStep(&error)) throw DivergenceError(error);
+}
+
+std::string Simulation::DivergenceMessage(const int before[3]) const {
+  static constexpr int kChecks[3] = {mjWARN_BADQPOS, mjWARN_BADQVEL, mjWARN_BADQACC};
+  static constexpr const char* kWhat[3] = {"qpos", "qvel", "qacc"};
+  for (int i = 0; i < 3; ++i) {
+    const mjWarningStat& w = d_->warning[kChecks[i]];
+    if (w.number == before[i]) continue;
+    const int index = w.lastinfo;
+    std::string joint = "?";
+    if (i == 0) {
+      for (int j = 0; j < m_->njnt; ++j) {
+        const int end = j + 1 < m_->njnt ? m_->jnt_qposadr[j + 1] : static_cast<int>(m_->nq);
+        if (index >= m_->jnt_qposadr[j] && index < end) {
+          const char* n = mj_id2name(m_, mjOBJ_JOINT, j);
+          joint = n ? n : "#" + std::to_string(j);
+        }
+      }
+    } else if (index >= 0 && index < m_->nv) {
+      const char* n = mj_id2name(m_, mjOBJ_JOINT, m_->dof_jntid[index]);
+      joint = n ? n : "#" + std::to_string(m_->dof_jntid[index]);
+    }
+    char buffer[512];
+    std::snprintf(buffer, sizeof(buffer),
+                  "%s: state diverged near t = %.6g s: %s[%d] (joint '%s') is not finite or "
+                  "exceeds %g; MuJoCo reset the data",
+                  source_.c_str(), d_->time, kWhat[i], index, joint.c_str(), mjMAXVAL);
+    return buffer;
+  }
+  return source_ + ": state diverged";
+}
+
+void Simulation::Reset(int key) {
+  if (key >= 0 && key < m_->nkey) {
+    mj_resetDataKeyframe(m_, d_, key);
+  } else {
+    mj_resetData(m_, d_);
+  }
+  Forward();
+}
+
+CurrentField* Simulation::current() { return MutableCurrent(d_, m_, current_instance_); }
+
+void Simulation::SetCurrent(const CurrentField& field) {
+  CurrentField* target = current();
+  if (!target) {
+    if (field.is_zero()) return;
+    throw ConfigError(source_ + ": the model has no nereid.current instance to set; add "
+                      "<extension><plugin plugin=\"nereid.current\"><instance name=\"current\"/>"
+                      "</plugin></extension>");
+  }
+  *target = field;
+}
+
+double Simulation::KineticEnergy() const {
+  std::vector<mjtNum> Mv(static_cast<size_t>(m_->nv));
+  mj_mulM(m_, d_, Mv.data(), d_->qvel);
+  return 0.5 * mju_dot(d_->qvel, Mv.data(), static_cast<int>(m_->nv));
+}
+
+}  // namespace nereid
