@@ -1,0 +1,3 @@
+// Copyright Nereid authors.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>

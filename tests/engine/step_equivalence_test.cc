@@ -1,0 +1,151 @@
+// Copyright Nereid authors.
+// With no marine physics in a model, one Nereid step must equal MuJoCo's own step to
+// machine precision (DESIGN.md): this guards every MuJoCo upgrade.
+#include <string>
+
+#include <doctest/doctest.h>
+
+#include "nereid/simulation.h"
+#include "test_util.h"
+
+namespace nereid {
+namespace {
+
+// a damped hinge chain with position actuators and filter dynamics (activations)
+const char kChain[] = R"(
+<mujoco model='chain'>
+  <option timestep='0.002'/>
+  <worldbody>
+    <body name='l1' pos='0 0 1'>
+      <joint name='j1' type='hinge' axis='0 1 0' damping='0.1'/>
+      <geom type='capsule' fromto='0 0 0 0.5 0 0' size='0.05'/>
+      <body name='l2' pos='0.5 0 0'>
+        <joint name='j2' type='hinge' axis='0 1 0' damping='0.05'/>
+        <geom type='capsule' fromto='0 0 0 0.4 0 0' size='0.04'/>
+        <body name='l3' pos='0.4 0 0'>
+          <joint name='j3' type='slide' axis='1 0 0' damping='0.2'/>
+          <geom type='box' size='0.05 0.05 0.05'/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <actuator>
+    <position joint='j1' kp='5'/>
+    <general joint='j2' dyntype='filter' dynprm='0.05' gainprm='2'/>
+    <general joint='j3' dyntype='filterexact' dynprm='0.03' gainprm='1' actlimited='true' actrange='-0.5 0.5'/>
+  </actuator>
+</mujoco>)";
+
+// free bodies falling onto a plane and onto each other: contacts
+const char kContacts[] = R"(
+<mujoco model='contacts'>
+  <option timestep='0.002'/>
+  <worldbody>
+    <geom type='plane' size='5 5 0.1'/>
+    <body name='box' pos='0 0 0.3' euler='10 20 30'>
+      <freejoint/>
+      <geom type='box' size='0.1 0.15 0.05' density='800'/>
+    </body>
+    <body name='ball' pos='0.05 0 0.6'>
+      <freejoint/>
+      <geom type='sphere' size='0.07' density='500'/>
+    </body>
+    <body name='capsule' pos='0.3 0.1 0.4' euler='0 80 0'>
+      <freejoint/>
+      <geom type='capsule' size='0.04 0.12'/>
+    </body>
+  </worldbody>
+</mujoco>)";
+
+// two free bodies joined by a weld and a connect equality constraint
+const char kEquality[] = R"(
+<mujoco model='equality'>
+  <option timestep='0.002' gravity='0 0 -9.81'/>
+  <worldbody>
+    <body name='a' pos='0 0 1'>
+      <freejoint/>
+      <geom type='box' size='0.2 0.1 0.1' density='1000'/>
+    </body>
+    <body name='b' pos='0.5 0 1'>
+      <freejoint/>
+      <geom type='box' size='0.2 0.1 0.1' density='700'/>
+    </body>
+    <body name='c' pos='0 0 2'>
+      <joint type='ball'/>
+      <geom type='capsule' fromto='0 0 0 0.3 0 0' size='0.03'/>
+    </body>
+  </worldbody>
+  <equality>
+    <weld body1='a' body2='b'/>
+    <connect body1='c' body2='world' anchor='0 0 0'/>
+  </equality>
+</mujoco>)";
+
+void Excite(mjData* d, const mjModel* m) {
+  for (int i = 0; i < m->nv; ++i) d->qvel[i] = 0.3 * std::sin(1.0 + i);
+  for (int i = 0; i < m->nu; ++i) d->ctrl[i] = 0.4 + 0.1 * i;
+}
+
+// Steps the same model with Nereid's engine and with mj_step; returns the largest
+// difference in qpos and qvel over `steps`.
+double Compare(const char* xml, Integrator integrator, int steps) {
+  SimulationOptions options;
+  options.integrator = integrator;  // also sets the model's <option integrator> for mj_step
+  auto sim = Simulation::LoadString(xml, options);
+  auto reference = Simulation::LoadString(xml, options);
+  const mjModel* m = sim->model();
+  mjData* d = sim->data();
+  const mjModel* rm = reference->model();
+  mjData* rd = reference->data();
+  Excite(d, m);
+  Excite(rd, rm);
+  REQUIRE(sim->added_mass_bodies().empty());
+  double error = 0;
+  for (int k = 0; k < steps; ++k) {
+    sim->Step();
+    mj_step(rm, rd);
+    error = std::max(error, test::MaxAbsDiff(d->qpos, rd->qpos, m->nq));
+    error = std::max(error, test::MaxAbsDiff(d->qvel, rd->qvel, m->nv));
+    error = std::max(error, test::MaxAbsDiff(d->act, rd->act, m->na));
+  }
+  CHECK(d->time == doctest::Approx(rd->time).epsilon(1e-15));
+  return error;
+}
+
+TEST_SUITE("step_equivalence") {
+
+TEST_CASE("marine off: Nereid step == mj_step (Euler, RK4, implicitfast), three models") {
+  for (const char* xml : {kChain, kContacts, kEquality}) {
+    for (Integrator integrator : {Integrator::kEuler, Integrator::kRK4, Integrator::kImplicitFast}) {
+      CAPTURE(ToString(integrator));
+      const double error = Compare(xml, integrator, 600);
+      MESSAGE("max |dq|, |dv| = " << error);
+      CHECK(error <= 1e-12);
+    }
+  }
+}
+
+TEST_CASE("the contact and equality models really exercise contacts and constraints") {
+  auto contacts = Simulation::LoadString(kContacts);
+  for (int k = 0; k < 200; ++k) contacts->Step();
+  CHECK(contacts->data()->ncon > 0);
+  auto equality = Simulation::LoadString(kEquality);
+  equality->Step();
+  CHECK(equality->data()->ne > 0);
+}
+
+TEST_CASE("engine mujoco is plain mj_step") {
+  SimulationOptions options;
+  options.engine = Engine::kMuJoCo;
+  auto sim = Simulation::LoadString(kContacts, options);
+  auto reference = Simulation::LoadString(kContacts, options);
+  for (int k = 0; k < 100; ++k) {
+    sim->Step();
+    mj_step(reference->model(), reference->data());
+  }
+  CHECK(test::MaxAbsDiff(sim->data()->qpos, reference->data()->qpos, sim->model()->nq) == 0);
+}
+
+}  // TEST_SUITE
+}  // namespace
+}  // namespace nereid
