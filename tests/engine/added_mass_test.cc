@@ -109,7 +109,8 @@ TEST_CASE("body Jacobian and bias acceleration agree with finite differences") {
   for (int i = 0; i < m->nv; ++i) d->qvel[i] = 0.4 * std::cos(2.0 * i + 1);
   sim->Forward();
   for (const char* name : {"base", "link", "tip"}) {
-    CAPTURE(name);
+    const std::string body_name = name;
+    CAPTURE(body_name);
     const int b = mj_name2id(m, mjOBJ_BODY, name);
     const std::vector<int> chain = BodyDofChain(m, b);
     Eigen::Matrix<double, 6, Eigen::Dynamic> J;
@@ -135,7 +136,7 @@ TEST_CASE("body Jacobian and bias acceleration agree with finite differences") {
     std::copy(q0.begin(), q0.end(), d->qpos);
     sim->Forward();
     const Vec6 fd = (nus[0] - nus[1]) / (2 * h);
-    MESSAGE(name << ": |bias - fd| = " << (bias - fd).norm());
+    MESSAGE(body_name << ": |bias - fd| = " << (bias - fd).norm());
     CHECK((bias - fd).norm() <= 1e-7 * std::max(1.0, fd.norm()));
   }
   // a free body's bias is [-w x v; 0]
