@@ -350,17 +350,18 @@ void Simulation::Advance(const mjtNum* act_dot, const mjtNum* qacc, const mjtNum
 }
 
 bool Simulation::TryStep(std::string* error) {
-  static constexpr int kChecks[3] = {mjWARN_BADQPOS, mjWARN_BADQVEL, mjWARN_BADQACC};
-  int before[3];
-  for (int i = 0; i < 3; ++i) before[i] = d_->warning[kChecks[i]].number;
+  // MuJoCo's checks reset the data (and every warning counter) when they find a bad
+  // value; zeroing the three counters first makes any non-zero count afterwards mean
+  // "this step diverged"
+  for (int w : {mjWARN_BADQPOS, mjWARN_BADQVEL, mjWARN_BADQACC}) d_->warning[w].number = 0;
   if (options_.engine == Engine::kMuJoCo) {
     mj_step(m_, d_);
   } else {
     StepNereid();
   }
-  for (int i = 0; i < 3; ++i) {
-    if (d_->warning[kChecks[i]].number != before[i]) {
-      if (error) *error = DivergenceMessage(before);
+  for (int w : {mjWARN_BADQPOS, mjWARN_BADQVEL, mjWARN_BADQACC}) {
+    if (d_->warning[w].number) {
+      if (error) *error = DivergenceMessage();
       return false;
     }
   }
@@ -372,12 +373,12 @@ void Simulation::Step() {
   if (!TryStep(&error)) throw DivergenceError(error);
 }
 
-std::string Simulation::DivergenceMessage(const int before[3]) const {
+std::string Simulation::DivergenceMessage() const {
   static constexpr int kChecks[3] = {mjWARN_BADQPOS, mjWARN_BADQVEL, mjWARN_BADQACC};
   static constexpr const char* kWhat[3] = {"qpos", "qvel", "qacc"};
   for (int i = 0; i < 3; ++i) {
     const mjWarningStat& w = d_->warning[kChecks[i]];
-    if (w.number == before[i]) continue;
+    if (w.number == 0) continue;
     const int index = w.lastinfo;
     std::string joint = "?";
     if (i == 0) {

@@ -98,7 +98,7 @@ class Simulation final {
   void StepNereid();
   void RungeKutta4();
   void Advance(const mjtNum* act_dot, const mjtNum* qacc, const mjtNum* qvel);
-  std::string DivergenceMessage(const int before[3]) const;
+  std::string DivergenceMessage() const;
 
   mjModel* m_ = nullptr;
   mjData* d_ = nullptr;

@@ -1,0 +1,209 @@
+// Copyright Nereid authors.
+// Bad input gets a clear error naming the file, element, key and value, and never aborts.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <doctest/doctest.h>
+
+#include "nereid/error.h"
+#include "nereid/scenario.h"
+#include "nereid/simulation.h"
+#include "test_util.h"
+
+namespace nereid {
+namespace {
+
+// Loads `xml` (named "vehicle.xml") and returns the error text; fails if it loads.
+template <class E>
+std::string LoadFailure(const std::string& xml) {
+  try {
+    Simulation::LoadString(xml, {}, "vehicle.xml");
+  } catch (const E& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    FAIL("unexpected exception type: " << e.what());
+  }
+  FAIL("the model loaded");
+  return "";
+}
+
+std::string HydroError(const std::string& added_mass, const std::string& linear,
+                       const std::string& quadratic, const std::string& extra = "") {
+  return LoadFailure<ConfigError>(test::SingleBody(test::Hydro(added_mass, linear, quadratic, extra)));
+}
+
+const char kZero6[] = "0 0 0 0 0 0";
+
+TEST_SUITE("errors") {
+
+TEST_CASE("hydrodynamics: missing required key") {
+  const std::string xml = test::SingleBody(
+      "    <plugin plugin='nereid.hydrodynamics'><instance name='rov_hydro'>\n"
+      "      <config key='body' value='b'/>\n"
+      "      <config key='linear_damping' value='0 0 0 0 0 0'/>\n"
+      "      <config key='quadratic_damping' value='0 0 0 0 0 0'/>\n"
+      "    </instance></plugin>\n");
+  const std::string e = LoadFailure<ConfigError>(xml);
+  CHECK(e.find("vehicle.xml: nereid.hydrodynamics instance 'rov_hydro': missing required key "
+               "'added_mass'") == 0);
+}
+
+TEST_CASE("hydrodynamics: unknown key is refused by MuJoCo's compiler, naming the key") {
+  const std::string e = LoadFailure<nereid::LoadError>(test::SingleBody(
+      test::Hydro(kZero6, kZero6, kZero6, "      <config key='addedmass' value='1'/>\n")));
+  CHECK(e.find("vehicle.xml") == 0);
+  CHECK(e.find("addedmass") != std::string::npos);
+  CHECK(e.find("nereid.hydrodynamics") != std::string::npos);
+}
+
+TEST_CASE("hydrodynamics: negative damping names the coefficient and its value") {
+  const std::string e = HydroError(kZero6, "1 -2 0 0 0 0", kZero6);
+  CHECK(e.find("key 'linear_damping' = '1 -2 0 0 0 0': coefficient 1 (sway) is negative (-2)") !=
+        std::string::npos);
+  const std::string q = HydroError(kZero6, kZero6, "0 0 0 0 0 -0.5");
+  CHECK(q.find("key 'quadratic_damping'") != std::string::npos);
+  CHECK(q.find("(yaw) is negative (-0.5)") != std::string::npos);
+  const std::string a = HydroError("1 1 -1 0 0 0", kZero6, kZero6);
+  CHECK(a.find("key 'added_mass'") != std::string::npos);
+  CHECK(a.find("(heave) is negative (-1)") != std::string::npos);
+}
+
+TEST_CASE("hydrodynamics: non-symmetric and non-positive-definite added mass") {
+  std::string m36;
+  for (int i = 0; i < 6; ++i) {
+    for (int j = 0; j < 6; ++j) m36 += (i == j ? "1 " : (i == 0 && j == 1 ? "0.5 " : "0 "));
+  }
+  const std::string e = HydroError(m36, kZero6, kZero6);
+  CHECK(e.find("key 'added_mass'") != std::string::npos);
+  CHECK(e.find("not symmetric") != std::string::npos);
+  // symmetric, positive diagonal, indefinite: [[1, 2], [2, 1]] block
+  std::string indefinite;
+  for (int i = 0; i < 6; ++i) {
+    for (int j = 0; j < 6; ++j) {
+      indefinite += (i == j ? "1 " : ((i == 0 && j == 1) || (i == 1 && j == 0) ? "2 " : "0 "));
+    }
+  }
+  const std::string p = HydroError(indefinite, kZero6, kZero6);
+  CHECK(p.find("not positive semi-definite (smallest eigenvalue -1)") != std::string::npos);
+}
+
+TEST_CASE("hydrodynamics: wrong number of values, non-numbers, bad enums, unknown body") {
+  CHECK(HydroError("1 2 3 4 5", kZero6, kZero6)
+            .find("key 'added_mass' = '1 2 3 4 5': expected 6 numbers (diagonal) or 36 "
+                  "(row-major 6x6), got 5") != std::string::npos);
+  CHECK(HydroError(kZero6, kZero6, "1 2 3")
+            .find("key 'quadratic_damping' = '1 2 3': expected 6 numbers, got 3") != std::string::npos);
+  CHECK(HydroError("1 2 x 4 5 6", kZero6, kZero6).find("'x' is not a finite number") != std::string::npos);
+  CHECK(HydroError("1 2 nan 4 5 6", kZero6, kZero6).find("'nan' is not a finite number") != std::string::npos);
+  CHECK(HydroError(kZero6, kZero6, kZero6, "      <config key='frame' value='ned'/>\n")
+            .find("key 'frame' = 'ned': expected 'frd' or 'flu'") != std::string::npos);
+  CHECK(HydroError(kZero6, kZero6, kZero6, "      <config key='stock_fallback' value='maybe'/>\n")
+            .find("key 'stock_fallback' = 'maybe'") != std::string::npos);
+  const std::string body = LoadFailure<ConfigError>(test::SingleBody(
+      "    <plugin plugin='nereid.buoyancy'><instance name='float'>\n"
+      "      <config key='body' value='hull'/>\n"
+      "      <config key='volume' value='0.01'/>\n"
+      "      <config key='center_of_buoyancy' value='0 0 0'/>\n"
+      "    </instance></plugin>\n"));
+  CHECK(body.find("nereid.buoyancy instance 'float': key 'body' = 'hull': no body of that name") !=
+        std::string::npos);
+}
+
+TEST_CASE("buoyancy and current: missing or out-of-range values") {
+  CHECK(LoadFailure<ConfigError>(test::SingleBody(test::Buoyancy(-0.01, "0 0 0")))
+            .find("key 'volume' = '-0.010000': must be > 0 (m^3)") != std::string::npos);
+  CHECK(LoadFailure<ConfigError>(test::SingleBody(test::Buoyancy(0.01, "0 0")))
+            .find("key 'center_of_buoyancy' = '0 0': expected 3 numbers, got 2") != std::string::npos);
+  CHECK(LoadFailure<ConfigError>(test::SingleBody(
+            test::Buoyancy(0.01, "0 0 0", "      <config key='fluid_density' value='-1000'/>\n")))
+            .find("key 'fluid_density' = '-1000': must be > 0") != std::string::npos);
+  CHECK(LoadFailure<ConfigError>(test::SingleBody(
+            "    <plugin plugin='nereid.current'><instance name='c'>\n"
+            "      <config key='time_profile' value='0 0 0 0 5 1 0'/>\n"
+            "    </instance></plugin>\n"))
+            .find("key 'time_profile' = '0 0 0 0 5 1 0': expected groups of 4 numbers") !=
+        std::string::npos);
+  std::string second = test::Current("0.1 0 0");
+  second.replace(second.find("name='current'"), 14, "name='tide'");
+  CHECK(LoadFailure<ConfigError>(test::SingleBody(test::Current() + second))
+            .find("at most one is allowed") != std::string::npos);
+}
+
+TEST_CASE("malformed or missing MJCF") {
+  try {
+    Simulation::LoadString("<mujoco><worldbody><body></mujoco>", {}, "broken.xml");
+    FAIL("loaded");
+  } catch (const nereid::LoadError& e) {
+    CHECK(std::string(e.what()).find("broken.xml: ") == 0);
+  }
+  CHECK_THROWS_WITH_AS(Simulation::LoadFile("/nonexistent/model.xml"),
+                       doctest::Contains("/nonexistent/model.xml"), nereid::LoadError);
+}
+
+TEST_CASE("a diverging state is reported, names the joint, and does not abort") {
+  auto sim = Simulation::LoadString(test::SingleBody(test::Hydro(kZero6, "1 1 1 1 1 1", kZero6)),
+                                    {}, "vehicle.xml");
+  sim->data()->qvel[4] = std::nan("");
+  std::string error;
+  CHECK_FALSE(sim->TryStep(&error));
+  CHECK(error.find("vehicle.xml: state diverged") == 0);
+  CHECK(error.find("qvel[4] (joint 'b_free')") != std::string::npos);
+  // MuJoCo reset the data: stepping continues from a finite state
+  CHECK(std::isfinite(sim->data()->qvel[4]));
+  sim->data()->qpos[0] = INFINITY;
+  CHECK_THROWS_WITH_AS(sim->Step(), doctest::Contains("qpos[0] (joint 'b_free')"), DivergenceError);
+  // a runaway acceleration (> 1e10) is caught too
+  sim->data()->xfrc_applied[6 + 2] = 1e13;
+  CHECK_THROWS_WITH_AS(sim->Step(), doctest::Contains("qacc"), DivergenceError);
+}
+
+TEST_CASE("scenario: malformed JSON and bad values name the file, the JSON path and the value") {
+  auto parse = [](const std::string& text) -> std::string {
+    try {
+      Scenario::FromString(text, "case.json", "");
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK(parse("{\"model\": \"m.xml\",").find("case.json: malformed JSON") == 0);
+  CHECK(parse("{}") == "case.json: /model: missing required key (path of an MJCF file)");
+  CHECK(parse(R"({"model": "m.xml", "duration": "long"})") ==
+        "case.json: /duration: expected a number (got \"long\")");
+  CHECK(parse(R"({"model": "m.xml", "duration": -3})") == "case.json: /duration: must be > 0 (got -3)");
+  CHECK(parse(R"({"model": "m.xml", "integrator": "verlet"})") ==
+        "case.json: /integrator: expected \"euler\", \"rk4\" or \"implicitfast\" (got \"verlet\")");
+  CHECK(parse(R"({"model": "m.xml", "duratoin": 3})").find("case.json: /duratoin: unknown key") == 0);
+  CHECK(parse(R"({"model": "m.xml", "wrenches": [{"body": "b", "force": [1, 2]}]})") ==
+        "case.json: /wrenches/0/force: expected an array of 3 numbers (got [1,2])");
+  CHECK(parse(R"({"model": "m.xml", "current": {"time_profile": [[0, 0, 0, 0], [0, 1, 0, 0]]}})") ==
+        "case.json: /current/time_profile/1/0: knots must be strictly increasing (got 0)");
+  CHECK(parse(R"({"model": "m.xml", "controls": [{"actuator": "t1"}]})") ==
+        "case.json: /controls/0/value: missing required key");
+}
+
+TEST_CASE("scenario: names that do not exist in the model") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "nereid_errors_test";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream(dir / "m.xml") << test::SingleBody(test::Current());
+  }
+  Scenario s = Scenario::FromString(
+      R"({"model": "m.xml", "wrenches": [{"body": "hull", "force": [1, 0, 0]}]})", "case.json",
+      dir.string());
+  auto sim = Simulation::LoadFile(s.model);
+  CHECK_THROWS_WITH_AS(s.Apply(*sim), doctest::Contains("case.json: /wrenches/0/body: no body named 'hull'"),
+                       ConfigError);
+  Scenario j = Scenario::FromString(
+      R"({"model": "m.xml", "initial_state": {"joints": {"elbow": {"q": 1}}}})", "case.json",
+      dir.string());
+  CHECK_THROWS_WITH_AS(j.Apply(*sim), doctest::Contains("/initial_state/joints/elbow: no joint named 'elbow'"),
+                       ConfigError);
+  std::filesystem::remove_all(dir);
+}
+
+}  // TEST_SUITE
+}  // namespace
+}  // namespace nereid
