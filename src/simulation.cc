@@ -1,6 +1,7 @@
 // Copyright Nereid authors.
 #include "nereid/simulation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -49,6 +50,7 @@ std::vector<AddedMassBody> CollectAddedMass(const mjModel* m) {
       block = &blocks.emplace_back();
       block->body = config.body;
       block->dofs = BodyDofChain(m, config.body);
+      block->free_dof = FreeJointDof(m, config.body);
     }
     block->added_mass += config.added_mass;
   }
@@ -192,6 +194,11 @@ Simulation::Simulation(mjModel* m, std::string source, const SimulationOptions& 
     throw ConfigError(source_ + ": could not make mjData" + (plugin.empty() ? "" : ": " + plugin));
   }
   if (options.engine == Engine::kNereid) FindAddedMass();
+  for (const AddedMassBody& block : added_mass_) {
+    const auto n = static_cast<Eigen::Index>(block.dofs.size());
+    jacobians_.emplace_back(6, n);
+    inertias_.emplace_back(n, n);
+  }
   std::vector<int> currents = FindPluginInstances(m_, kCurrentPlugin);
   current_instance_ = currents.empty() ? -1 : currents.front();
   const int nq = static_cast<int>(m_->nq), nv = static_cast<int>(m_->nv),
@@ -218,11 +225,27 @@ void Simulation::FindAddedMass() {
 }
 
 void Simulation::AddInertia() {
-  Eigen::Matrix<double, 6, Eigen::Dynamic> J;
-  Eigen::MatrixXd K;
-  for (const AddedMassBody& block : added_mass_) {
+  for (size_t i = 0; i < added_mass_.size(); ++i) {
+    const AddedMassBody& block = added_mass_[i];
+    if (block.free_dof >= 0) {
+      // a free body: nu = blockdiag(R^T, I) qvel, so K = [R A11 R^T, R A12; A21 R^T, A22]
+      const Mat3 R =
+          Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(d_->xmat + 9 * block.body);
+      const Mat6& A = block.added_mass;
+      Mat6 K;
+      K.topLeftCorner<3, 3>().noalias() = R * A.topLeftCorner<3, 3>() * R.transpose();
+      K.topRightCorner<3, 3>().noalias() = R * A.topRightCorner<3, 3>();
+      K.bottomLeftCorner<3, 3>() = K.topRightCorner<3, 3>().transpose();
+      K.bottomRightCorner<3, 3>() = A.bottomRightCorner<3, 3>();
+      for (const AddedMassBody::Entry& e : block.entries) {
+        d_->M[e.index] += K(block.dofs[e.row] - block.free_dof, block.dofs[e.col] - block.free_dof);
+      }
+      continue;
+    }
+    Eigen::Matrix<double, 6, Eigen::Dynamic>& J = jacobians_[i];  // sized once: no allocation
+    Eigen::MatrixXd& K = inertias_[i];
     BodyJacobian(m_, d_, block.body, block.dofs, &J);
-    K.noalias() = J.transpose() * block.added_mass * J;
+    K.noalias() = J.transpose() * (block.added_mass * J);
     for (const AddedMassBody::Entry& e : block.entries) d_->M[e.index] += K(e.row, e.col);
   }
 }

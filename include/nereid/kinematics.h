@@ -32,6 +32,16 @@ Vec6 BodyVelocity(const mjModel* m, const mjData* d, int body);
 Vec6 BodyBiasAcceleration(const mjModel* m, const mjData* d, int body,
                           const std::vector<int>& chain);
 
+// The first dof of `body` if the body moves by one free joint (a vehicle), else -1.
+int FreeJointDof(const mjModel* m, int body);
+
+// Adds the generalised force of a world-frame force f (at world point p) and torque t on
+// `body` to qfrc: mj_applyFT, with a direct path for a free-joint body (free_dof >= 0),
+// whose dofs are the world-frame translation of the body origin and the body-frame
+// rotation: qfrc[lin] += f, qfrc[ang] += R^T (t + (p - x_body) x f).
+void ApplyWrench(const mjModel* m, mjData* d, int body, int free_dof, const Vec3& f,
+                 const Vec3& t, const Vec3& p, mjtNum* qfrc);
+
 }  // namespace nereid
 
 #endif  // NEREID_KINEMATICS_H_

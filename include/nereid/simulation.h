@@ -45,6 +45,7 @@ struct AddedMassBody {
   int body = -1;
   Mat6 added_mass = Mat6::Zero();
   std::vector<int> dofs;                  // the body's dof chain (decreasing)
+  int free_dof = -1;                      // first dof of its free joint, if it has one
   struct Entry { int row, col, index; };  // K(row, col) -> d->M[index]
   std::vector<Entry> entries;
 };
@@ -108,6 +109,9 @@ class Simulation final {
   std::vector<AddedMassBody> added_mass_;
   int current_instance_ = -1;
   std::vector<mjtNum> rk_buffer_;  // RK4 stage storage, allocated once
+  // per added-mass body: J and J^T M_A J scratch, sized once
+  std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> jacobians_;
+  std::vector<Eigen::MatrixXd> inertias_;
 };
 
 }  // namespace nereid

@@ -7,6 +7,7 @@
 
 #include "common/config_reader.h"
 #include "common/plugin_base.h"
+#include "nereid/kinematics.h"
 #include "nereid/restoring.h"
 
 namespace nereid {
@@ -65,6 +66,7 @@ BuoyancyConfig BuoyancyConfig::FromModel(const mjModel* m, int instance) {
 std::unique_ptr<Buoyancy> Buoyancy::Create(const mjModel* m, mjData*, int instance) {
   auto b = std::make_unique<Buoyancy>();
   b->config_ = BuoyancyConfig::FromModel(m, instance);
+  b->free_dof_ = FreeJointDof(m, b->config_.body);
   return b;
 }
 
@@ -81,7 +83,7 @@ void Buoyancy::Compute(const mjModel* m, mjData* d, int) noexcept {
   if (last_force_.isZero(0)) return;
   const Vec3 point = p + R * config_.center_of_buoyancy;
   const Vec3 torque = Vec3::Zero();
-  mj_applyFT(m, d, last_force_.data(), torque.data(), point.data(), b, d->qfrc_passive);
+  ApplyWrench(m, d, b, free_dof_, last_force_, torque, point, d->qfrc_passive);
 }
 
 void Buoyancy::RegisterPlugin() { RegisterPassivePlugin<Buoyancy>(); }

@@ -33,6 +33,7 @@ class Buoyancy final {
   BuoyancyConfig config_;
   Vec3 last_force_ = Vec3::Zero();
   double last_fraction_ = 0;
+  int free_dof_ = -1;  // first dof of the body's free joint, or -1
 };
 
 }  // namespace nereid

@@ -79,4 +79,25 @@ Vec6 BodyBiasAcceleration(const mjModel* m, const mjData* d, int body,
   return out;
 }
 
+int FreeJointDof(const mjModel* m, int body) {
+  if (m->body_jntnum[body] != 1) return -1;
+  const int j = m->body_jntadr[body];
+  return m->jnt_type[j] == mjJNT_FREE ? m->jnt_dofadr[j] : -1;
+}
+
+void ApplyWrench(const mjModel* m, mjData* d, int body, int free_dof, const Vec3& f,
+                 const Vec3& t, const Vec3& p, mjtNum* qfrc) {
+  if (free_dof < 0) {
+    mj_applyFT(m, d, f.data(), t.data(), p.data(), body, qfrc);
+    return;
+  }
+  const Mat3 R = Rotation(d, body);
+  const Vec3 x(d->xpos[3 * body], d->xpos[3 * body + 1], d->xpos[3 * body + 2]);
+  const Vec3 moment = R.transpose() * (t + (p - x).cross(f));
+  for (int i = 0; i < 3; ++i) {
+    qfrc[free_dof + i] += f[i];
+    qfrc[free_dof + 3 + i] += moment[i];
+  }
+}
+
 }  // namespace nereid

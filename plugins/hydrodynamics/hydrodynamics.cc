@@ -7,6 +7,7 @@
 
 #include "common/config_reader.h"
 #include "common/plugin_base.h"
+#include "current/current.h"
 #include "nereid/error.h"
 #include "nereid/fossen.h"
 #include "nereid/kinematics.h"
@@ -118,6 +119,7 @@ std::unique_ptr<Hydrodynamics> Hydrodynamics::Create(const mjModel* m, mjData*, 
   std::vector<int> currents = FindPluginInstances(m, kCurrentPlugin);
   h->current_instance_ = currents.empty() ? -1 : currents.front();
   h->chain_ = BodyDofChain(m, h->config_.body);
+  h->free_dof_ = FreeJointDof(m, h->config_.body);
   return h;
 }
 
@@ -125,40 +127,55 @@ void Hydrodynamics::Compute(const mjModel* m, mjData* d, int) noexcept {
   const int b = config_.body;
   const Mat3 R = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(d->xmat + 9 * b);
   const Vec3 p(d->xpos[3 * b], d->xpos[3 * b + 1], d->xpos[3 * b + 2]);
-  const Vec6 nu = BodyVelocity(m, d, b);
+  Vec6 nu;
+  if (free_dof_ >= 0) {  // free joint: qvel = [world velocity of the origin; body rates]
+    const mjtNum* qvel = d->qvel + free_dof_;
+    nu << R.transpose() * Vec3(qvel[0], qvel[1], qvel[2]), qvel[3], qvel[4], qvel[5];
+  } else {
+    nu = BodyVelocity(m, d, b);
+  }
 
   // velocity relative to the water
   Vec6 nu_r = nu;
   CurrentSample current;
-  if (const CurrentField* field = MutableCurrent(d, m, current_instance_)) {
-    current = field->Evaluate(d->time, p.z());
+  const CurrentPlugin* water =
+      current_instance_ >= 0 ? PluginObject<CurrentPlugin>(d, current_instance_) : nullptr;
+  if (water) {
+    current = water->field.Evaluate(d->time, p.z());
     nu_r.head<3>() -= R.transpose() * current.velocity;
   }
 
   // damping at the reference point, moved to the origin
-  const Mat6 H = fossen::Transport(config_.reference_point);
-  last_damping_ = -H.transpose() *
-                  fossen::Damping(config_.linear_damping, config_.quadratic_damping, H * nu_r);
+  if (config_.reference_point.isZero(0)) {
+    last_damping_ = -fossen::Damping(config_.linear_damping, config_.quadratic_damping, nu_r);
+  } else {
+    const Mat6 H = fossen::Transport(config_.reference_point);
+    last_damping_ = -H.transpose() *
+                    fossen::Damping(config_.linear_damping, config_.quadratic_damping, H * nu_r);
+  }
 
   last_coriolis_.setZero();
   if (use_added_mass_) {
     last_coriolis_ = -fossen::AddedMassCoriolis(config_.added_mass, nu_r);
     // M_A nudot_r = M_A (J qacc) + M_A (Jdot qvel - nudot_c); the engine holds the first
     // term in d->M, the second is applied here
-    Vec6 nudot_c = Vec6::Zero();
+    Vec6 bias;
+    if (free_dof_ >= 0) {
+      bias << -nu.tail<3>().cross(nu.head<3>()), Vec3::Zero();
+    } else {
+      bias = BodyBiasAcceleration(m, d, b, chain_);
+    }
     if (!current.velocity.isZero(0) || !current.d_dt.isZero(0) || !current.d_dz.isZero(0)) {
       const Vec3 v_c = R.transpose() * current.velocity;
       const double z_rate = (R * nu.head<3>()).z();
-      nudot_c.head<3>() = -nu.tail<3>().cross(v_c) +
-                          R.transpose() * (current.d_dt + current.d_dz * z_rate);
+      bias.head<3>() -= -nu.tail<3>().cross(v_c) +
+                        R.transpose() * (current.d_dt + current.d_dz * z_rate);
     }
-    last_coriolis_ -= config_.added_mass * (BodyBiasAcceleration(m, d, b, chain_) - nudot_c);
+    last_coriolis_ -= config_.added_mass * bias;
   }
 
   const Vec6 tau = last_damping_ + last_coriolis_;
-  const Vec3 force = R * tau.head<3>();
-  const Vec3 torque = R * tau.tail<3>();
-  mj_applyFT(m, d, force.data(), torque.data(), p.data(), b, d->qfrc_passive);
+  ApplyWrench(m, d, b, free_dof_, R * tau.head<3>(), R * tau.tail<3>(), p, d->qfrc_passive);
 }
 
 void Hydrodynamics::RegisterPlugin() { RegisterPassivePlugin<Hydrodynamics>(); }

@@ -44,6 +44,7 @@ class Hydrodynamics final {
   bool use_added_mass_ = false;
   int current_instance_ = -1;
   std::vector<int> chain_;
+  int free_dof_ = -1;  // first dof of the body's free joint, or -1
   Vec6 last_damping_ = Vec6::Zero();
   Vec6 last_coriolis_ = Vec6::Zero();
 };

@@ -147,6 +147,23 @@ TEST_CASE("body Jacobian and bias acceleration agree with finite differences") {
   CHECK(bias.tail<3>().norm() <= 1e-12);
 }
 
+TEST_CASE("ApplyWrench's free-joint path equals mj_applyFT") {
+  auto sim = Simulation::LoadString(kArm);
+  const mjModel* m = sim->model();
+  mjData* d = sim->data();
+  sim->Forward();
+  const int base = mj_name2id(m, mjOBJ_BODY, "base");
+  REQUIRE(FreeJointDof(m, base) == 0);
+  CHECK(FreeJointDof(m, mj_name2id(m, mjOBJ_BODY, "link")) == -1);
+  const Vec3 f(1.0, -2.0, 0.5), t(0.3, 0.1, -0.7);
+  const Vec3 p = Vec3(d->xpos[3 * base], d->xpos[3 * base + 1], d->xpos[3 * base + 2]) +
+                 Vec3(0.1, -0.05, 0.2);
+  std::vector<mjtNum> fast(m->nv, 0.0), reference(m->nv, 0.0);
+  ApplyWrench(m, d, base, 0, f, t, p, fast.data());
+  mj_applyFT(m, d, f.data(), t.data(), p.data(), base, reference.data());
+  CHECK(test::MaxAbsDiff(fast.data(), reference.data(), m->nv) <= 1e-14);
+}
+
 }  // TEST_SUITE
 }  // namespace
 }  // namespace nereid
