@@ -30,23 +30,41 @@ else
   say "Debian packages present"
 fi
 
-# 2. Python packages (MuJoCo pinned in requirements.txt)
+# 2. Python packages (MuJoCo pinned in requirements.txt). An interpreter whose packages
+# are managed by the system (PEP 668, e.g. Debian's /usr/bin/python3) gets a project
+# virtual environment in .venv instead.
 PY="${PYTHON:-python3}"
+if [ -x .venv/bin/python ] && [ -z "${PYTHON:-}" ]; then PY=.venv/bin/python; fi
 pin="$(grep -E '^mujoco==' requirements.txt | head -n1 | cut -d= -f3)"
 have="$("$PY" -c 'import mujoco; print(mujoco.__version__)' 2>/dev/null || true)"
 if [ "$have" != "$pin" ]; then
   say "pip install -r requirements.txt (mujoco $pin; found '${have:-none}')"
-  "$PY" -m pip install -q --disable-pip-version-check -r requirements.txt
+  if ! "$PY" -m pip install -q --disable-pip-version-check -r requirements.txt 2>/tmp/nereid-pip.log; then
+    if grep -q "externally-managed-environment" /tmp/nereid-pip.log; then
+      say "system-managed Python: creating .venv"
+      "$PY" -m venv .venv 2>/dev/null || {
+        $SUDO apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-venv >/dev/null
+        "$PY" -m venv .venv
+      }
+      PY=.venv/bin/python
+      "$PY" -m pip install -q --disable-pip-version-check -r requirements.txt
+    else
+      cat /tmp/nereid-pip.log >&2
+      exit 1
+    fi
+  fi
 else
   say "mujoco $pin present"
 fi
 
-# 3. configure + build
+# 3. configure + build (MuJoCo is found through this interpreter)
+pyexe="$("$PY" -c 'import sys; print(sys.executable)')"
 build="${NEREID_BUILD_DIR:-build}"
 type="${NEREID_BUILD_TYPE:-Release}"
 werror="${NEREID_WERROR:-OFF}"
 jobs="$(nproc 2>/dev/null || echo 2)"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE="$type" -DNEREID_WERROR="$werror" \
-  -DPython3_EXECUTABLE="$(command -v "$PY")" -DMuJoCo_PYTHON="$(command -v "$PY")" >/dev/null
+  -DPython3_EXECUTABLE="$pyexe" -DMuJoCo_PYTHON="$pyexe" >/dev/null
 cmake --build "$build" -j "$jobs"
 say "built into $build"

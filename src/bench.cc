@@ -19,6 +19,7 @@ struct Runner {
   std::unique_ptr<Simulation> sim;
   std::function<void(Simulation&)> step;
   std::vector<double> samples;
+  CurrentField current;  // set after every reset
 };
 
 // a steady push so that the vehicle moves and turns (damping and C_A are exercised)
@@ -63,7 +64,7 @@ BenchReport RunBenchmarks(const BenchOptions& options) {
     // same MJCF, plain mj_step, marine plugins off (all passive forces disabled)
     SimulationOptions o;
     o.engine = Engine::kMuJoCo;
-    Runner r{"bluerov2_heavy/bare_mj_step", Simulation::LoadFile(heavy, o), {}, {}};
+    Runner r{"bluerov2_heavy/bare_mj_step", Simulation::LoadFile(heavy, o), {}, {}, {}};
     r.sim->mutable_model()->opt.disableflags |= mjDSBL_SPRING | mjDSBL_DAMPER;
     r.step = [](Simulation& s) { mj_step(s.model(), s.data()); };
     runners.push_back(std::move(r));
@@ -72,14 +73,15 @@ BenchReport RunBenchmarks(const BenchOptions& options) {
     // same MJCF, plain mj_step with Nereid's plugins (force terms; no added mass)
     SimulationOptions o;
     o.engine = Engine::kMuJoCo;
-    Runner r{"bluerov2_heavy/stock_mj_step_plugins", Simulation::LoadFile(heavy, o), {}, {}};
+    Runner r{"bluerov2_heavy/stock_mj_step_plugins", Simulation::LoadFile(heavy, o), {}, {}, {}};
+    r.current = CurrentField::Constant(Vec3(0.3, 0.1, 0));
     r.step = [](Simulation& s) { mj_step(s.model(), s.data()); };
     runners.push_back(std::move(r));
   }
   {
     // Nereid's engine: added mass in M, damping, C_A, buoyancy, current
-    Runner r{"bluerov2_heavy/nereid_full", Simulation::LoadFile(heavy), {}, {}};
-    r.sim->SetCurrent(r.sim->current() ? CurrentField::Constant(Vec3(0.3, 0.1, 0)) : CurrentField());
+    Runner r{"bluerov2_heavy/nereid_full", Simulation::LoadFile(heavy), {}, {}, {}};
+    r.current = CurrentField::Constant(Vec3(0.3, 0.1, 0));
     r.step = [](Simulation& s) { s.TryStep(); };
     runners.push_back(std::move(r));
   }
@@ -88,6 +90,7 @@ BenchReport RunBenchmarks(const BenchOptions& options) {
     for (Runner& r : runners) {
       Simulation& sim = *r.sim;
       sim.Reset(sim.model()->nkey > 0 ? 0 : -1);
+      sim.SetCurrent(r.current);
       const int body = sim.model()->nbody > 1 ? 1 : 0;
       const auto start = std::chrono::steady_clock::now();
       for (long k = 0; k < options.steps_per_sample; ++k) {

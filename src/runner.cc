@@ -1,6 +1,7 @@
 // Copyright Nereid authors.
 #include "nereid/runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -147,13 +148,23 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
          << " steps)\n";
   }
   write_row();
+  // the state before each step: MuJoCo resets the data when a step diverges, and the
+  // summary then reports this last finite state
+  std::vector<mjtNum> last_qpos(d->qpos, d->qpos + m->nq), last_qvel(d->qvel, d->qvel + m->nv);
+  double last_time = d->time;
   const auto start = std::chrono::steady_clock::now();
   for (long k = 0; k < steps; ++k) {
     if (scenario) scenario->ApplyInputs(*sim, d->time);
     std::string error;
+    std::copy(d->qpos, d->qpos + m->nq, last_qpos.begin());
+    std::copy(d->qvel, d->qvel + m->nv, last_qvel.begin());
+    last_time = d->time;
     if (!sim->TryStep(&error)) {
       result.diverged = true;
       result.error = error;
+      std::copy(last_qpos.begin(), last_qpos.end(), d->qpos);
+      std::copy(last_qvel.begin(), last_qvel.end(), d->qvel);
+      d->time = last_time;
       break;
     }
     ++result.steps;
@@ -191,7 +202,7 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
       {"realtime_factor", result.wall_time > 0 ? result.sim_time / result.wall_time : 0.0},
       {"status", result.diverged ? "diverged" : "ok"},
       {"error", result.diverged ? json(result.error) : json(nullptr)},
-      {"final_state", FinalState(m, d)},
+      {"final_state", FinalState(m, d)},  // after a divergence: the last finite state
       {"energy", energy},
       {"trajectory", csv_path},
   };

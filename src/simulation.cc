@@ -377,6 +377,7 @@ bool Simulation::TryStep(std::string* error) {
   // value; zeroing the three counters first makes any non-zero count afterwards mean
   // "this step diverged"
   for (int w : {mjWARN_BADQPOS, mjWARN_BADQVEL, mjWARN_BADQACC}) d_->warning[w].number = 0;
+  step_start_time_ = d_->time;
   if (options_.engine == Engine::kMuJoCo) {
     mj_step(m_, d_);
   } else {
@@ -418,9 +419,9 @@ std::string Simulation::DivergenceMessage() const {
     }
     char buffer[512];
     std::snprintf(buffer, sizeof(buffer),
-                  "%s: state diverged near t = %.6g s: %s[%d] (joint '%s') is not finite or "
-                  "exceeds %g; MuJoCo reset the data",
-                  source_.c_str(), d_->time, kWhat[i], index, joint.c_str(), mjMAXVAL);
+                  "%s: state diverged in the step from t = %.6g s: %s[%d] (joint '%s') is not "
+                  "finite or exceeds %g; MuJoCo reset the data",
+                  source_.c_str(), step_start_time_, kWhat[i], index, joint.c_str(), mjMAXVAL);
     return buffer;
   }
   return source_ + ": state diverged";

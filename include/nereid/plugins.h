@@ -3,7 +3,7 @@
 // them. The plugin library (libnereid_plugins.so) registers, when it is loaded:
 //   nereid.hydrodynamics  added mass, C_A(nu_r) nu_r and D(nu_r) nu_r on one body
 //   nereid.buoyancy       buoyancy at the centre of buoyancy, free surface at z = 0
-//   nereid.current        the world-frame water current used by the other plugins
+//   nereid.current        the world-frame water current (read by nereid.hydrodynamics)
 // Each instance names its body with the `body` key (or is attached to the body in MJCF),
 // so one body can carry several instances (MuJoCo lets a body reference only one).
 // Config keys are listed in plugins/<name>/README.md.

@@ -74,7 +74,7 @@ class Simulation final {
   const std::vector<AddedMassBody>& added_mass_bodies() const { return added_mass_; }
 
   // Advances one time step. Throws DivergenceError when qpos, qvel or qacc stop being
-  // finite (MuJoCo has then reset the data).
+  // finite or exceed 1e10 (MuJoCo has then reset the data to the model's defaults).
   void Step();
   // As Step, without exceptions: false (with a message) on divergence. No allocation.
   bool TryStep(std::string* error = nullptr);
@@ -108,6 +108,7 @@ class Simulation final {
   Integrator integrator_ = Integrator::kEuler;
   std::vector<AddedMassBody> added_mass_;
   int current_instance_ = -1;
+  double step_start_time_ = 0;  // for divergence messages (MuJoCo resets the time)
   std::vector<mjtNum> rk_buffer_;  // RK4 stage storage, allocated once
   // per added-mass body: J and J^T M_A J scratch, sized once
   std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> jacobians_;

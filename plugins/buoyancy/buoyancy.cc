@@ -77,7 +77,10 @@ void Buoyancy::Compute(const mjModel* m, mjData* d, int) noexcept {
   double z_min = 0, z_max = 0;
   restoring::WorldZExtent(config_.box_lo, config_.box_hi, R, p, &z_min, &z_max);
   last_fraction_ = restoring::SubmergedFraction(z_min, z_max);
-  const Vec3 gravity(m->opt.gravity[0], m->opt.gravity[1], m->opt.gravity[2]);
+  // buoyancy is the fluid's answer to gravity: off when gravity is off
+  const Vec3 gravity = (m->opt.disableflags & mjDSBL_GRAVITY)
+                           ? Vec3::Zero()
+                           : Vec3(m->opt.gravity[0], m->opt.gravity[1], m->opt.gravity[2]);
   last_force_ = restoring::BuoyancyForce(config_.fluid_density, config_.volume, last_fraction_,
                                          gravity);
   if (last_force_.isZero(0)) return;

@@ -1,0 +1,107 @@
+"""End-to-end tests of the `nereid` command line: run, A/B engines, bad input, bench.
+
+Usage: cli_test.py NEREID_BINARY SOURCE_DIR WORK_DIR. Prints 'N passed, M failed'.
+"""
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+
+nereid, source, work = sys.argv[1], sys.argv[2], sys.argv[3]
+os.makedirs(work, exist_ok=True)
+results = []
+
+
+def check(name, condition, detail=""):
+    results.append(bool(condition))
+    print(("ok   " if condition else "FAIL ") + name + ("" if condition else f": {detail}"))
+
+
+def run(*args):
+    return subprocess.run([nereid, *args], capture_output=True, text=True, timeout=600)
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    return rows[0], [[float(x) for x in r] for r in rows[1:]]
+
+
+# the default scenario, headless, writes both outputs
+out = os.path.join(work, "default")
+p = run("run", os.path.join(source, "scenarios", "default.json"), "--out", out)
+check("run default scenario exits 0", p.returncode == 0, p.stderr)
+header, rows = read_csv(os.path.join(out, "trajectory.csv"))
+expected = ["time"] + [f"heavy.{c}" for c in
+                       "px py pz qw qx qy qz vx vy vz wx wy wz".split()]
+check("trajectory columns", header == expected, header)
+check("trajectory covers the duration", abs(rows[-1][0] - 30.0) < 1e-6 and len(rows) == 6001,
+      (rows[-1][0], len(rows)))
+check("trajectory is finite", all(math.isfinite(x) for r in rows for x in r))
+summary = json.load(open(os.path.join(out, "summary.json")))
+for key in ("model", "mujoco_version", "steps", "wall_time_s", "final_state", "energy"):
+    check(f"summary has {key}", key in summary, list(summary))
+check("summary mujoco version is the pin", summary["mujoco_version"] == "3.14.0",
+      summary["mujoco_version"])
+check("summary steps", summary["steps"] == 6000, summary["steps"])
+final = summary["final_state"]["bodies"]["heavy"]["position"]
+check("final state equals the last trajectory row",
+      max(abs(a - b) for a, b in zip(final, rows[-1][1:4])) < 1e-12, (final, rows[-1][1:4]))
+# the cross current (0.2 m/s along world y) carries the vehicle
+check("the current carries the vehicle", final[1] > 3.0, final)
+
+# a model file, from keyframe 0, with both engines: they differ (added mass) but both run
+xml = os.path.join(source, "models", "bluerov", "bluerov.xml")
+for engine in ("nereid", "mujoco"):
+    p = run("run", xml, "--duration", "2", "--engine", engine, "--integrator", "rk4",
+            "--out", os.path.join(work, engine))
+    check(f"run model with --engine {engine}", p.returncode == 0, p.stderr)
+_, a = read_csv(os.path.join(work, "nereid", "trajectory.csv"))
+_, b = read_csv(os.path.join(work, "mujoco", "trajectory.csv"))
+check("starts from keyframe 0 (z = -2)", abs(a[0][3] + 2.0) < 1e-12, a[0][3])
+check("engines differ with added mass", max(abs(x - y) for x, y in zip(a[-1], b[-1])) > 1e-6)
+
+# bad input: exit status 1, message naming file, path and value
+bad = os.path.join(work, "bad.json")
+with open(bad, "w") as f:
+    json.dump({"model": xml, "wrenches": [{"body": "rov", "force": [1, "x", 0]}]}, f)
+p = run("run", bad, "--out", os.path.join(work, "bad"))
+check("bad scenario exits 1", p.returncode == 1, p.returncode)
+check("bad scenario message", f"{bad}: /wrenches/0/force/1: expected a number (got \"x\")"
+      in p.stderr, p.stderr)
+p = run("run", os.path.join(work, "missing.xml"))
+check("missing model exits 1 and names it", p.returncode == 1 and "missing.xml" in p.stderr,
+      p.stderr)
+p = run("run", xml, "--integrator", "verlet")
+check("unknown integrator is a usage error", p.returncode == 2 and "verlet" in p.stderr,
+      p.stderr)
+
+# a diverging run: exit status 3, the error in the summary, the last finite state kept
+boom = os.path.join(work, "boom.json")
+with open(boom, "w") as f:
+    json.dump({"model": xml, "duration": 2,
+               "wrenches": [{"body": "rov", "start": 0.5, "force": [0, 0, 1e13]}]}, f)
+p = run("run", boom, "--out", os.path.join(work, "boom"))
+check("diverging run exits 3", p.returncode == 3, (p.returncode, p.stderr))
+s = json.load(open(os.path.join(work, "boom", "summary.json")))
+check("summary says diverged", s["status"] == "diverged" and "qacc" in s["error"], s["error"])
+t = s["final_state"]["time"]
+check("summary keeps the last finite state", 0.49 < t < 0.51 and
+      all(math.isfinite(x) for x in s["final_state"]["bodies"]["rov"]["position"]), t)
+
+# the benchmark runs and writes its JSON (its figures are not judged here)
+bench = os.path.join(work, "bench.json")
+p = run("bench", "--steps", "50", "--samples", "3", "--out", bench)
+check("bench exits 0", p.returncode == 0, p.stderr)
+report = json.load(open(bench))
+names = [c["name"] for c in report["cases"]]
+check("bench cases", "bluerov2_heavy/bare_mj_step" in names and
+      "bluerov2_heavy/nereid_full" in names, names)
+check("bench figures are positive", all(c["ns_per_step"] > 0 for c in report["cases"]))
+check("bench prints the ratio", "ratio nereid_full / bare_mj_step" in p.stdout, p.stdout)
+
+passed = sum(results)
+print(f"{passed} passed, {len(results) - passed} failed")
+sys.exit(0 if passed == len(results) else 1)
