@@ -51,7 +51,12 @@ void RegisterPassivePlugin() {
   };
   p.copy = +[](mjData* dest, const mjModel*, const mjData* src, int instance) {
     const T* from = PluginObject<T>(src, instance);
-    dest->plugin_data[instance] = reinterpret_cast<uintptr_t>(from ? new T(*from) : nullptr);
+    T* to = PluginObject<T>(dest, instance);
+    if (from && to && from != to) {
+      *to = *from;  // dest was initialised (mj_copyData into a new mjData runs init first)
+    } else if (from && !to) {
+      dest->plugin_data[instance] = reinterpret_cast<uintptr_t>(new T(*from));
+    }
   };
   p.reset = +[](const mjModel*, mjtNum*, void* data, int) {
     if (data) static_cast<T*>(data)->Reset();
