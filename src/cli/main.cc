@@ -11,7 +11,7 @@
 
 #include <mujoco/mujoco.h>
 
-#include "nereid/bench.h"
+#include "bench.h"
 #include "nereid/error.h"
 #include "nereid/runner.h"
 

@@ -1,5 +1,5 @@
 // Copyright Nereid authors.
-#include "nereid/bench.h"
+#include "bench.h"
 
 #include <algorithm>
 #include <chrono>
