@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "nereid/error.h"
+#include "nereid/kinematics.h"
 
 namespace nereid {
 namespace {
@@ -305,7 +306,7 @@ void Scenario::ApplyInputs(Simulation& sim, double t) const {
     const int id = wrench_ids_[i];
     Vec3 f = w.force, tau = w.torque;
     if (w.body_frame) {
-      const Mat3 R = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(d->xmat + 9 * id);
+      const Mat3 R = BodyRotation(d, id);
       f = R * f;
       tau = R * tau;
     }

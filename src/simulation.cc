@@ -229,8 +229,7 @@ void Simulation::AddInertia() {
     const AddedMassBody& block = added_mass_[i];
     if (block.free_dof >= 0) {
       // a free body: nu = blockdiag(R^T, I) qvel, so K = [R A11 R^T, R A12; A21 R^T, A22]
-      const Mat3 R =
-          Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(d_->xmat + 9 * block.body);
+      const Mat3 R = BodyRotation(d_, block.body);
       const Mat6& A = block.added_mass;
       Mat6 K;
       K.topLeftCorner<3, 3>().noalias() = R * A.topLeftCorner<3, 3>() * R.transpose();

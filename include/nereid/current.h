@@ -39,6 +39,9 @@ class CurrentField {
   bool is_zero() const;
 
  private:
+  static CurrentField Profile(Kind kind, std::vector<double> knots, std::vector<Vec3> velocities,
+                              const std::string& where);
+
   Kind kind_ = Kind::kConstant;
   std::vector<double> knots_;
   std::vector<Vec3> values_{Vec3::Zero()};

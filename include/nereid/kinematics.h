@@ -13,6 +13,14 @@
 
 namespace nereid {
 
+// World-from-body rotation and world position of the body frame (d->xmat, d->xpos).
+inline Mat3 BodyRotation(const mjData* d, int body) {
+  return Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(d->xmat + 9 * body);
+}
+inline Vec3 BodyPosition(const mjData* d, int body) {
+  return Vec3(d->xpos[3 * body], d->xpos[3 * body + 1], d->xpos[3 * body + 2]);
+}
+
 // The dofs that move `body`, from the body's own last dof to the root, in decreasing
 // order (MuJoCo's dof_parentid chain). Empty for a body welded to the world.
 std::vector<int> BodyDofChain(const mjModel* m, int body);

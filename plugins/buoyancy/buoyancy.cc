@@ -72,8 +72,8 @@ std::unique_ptr<Buoyancy> Buoyancy::Create(const mjModel* m, mjData*, int instan
 
 void Buoyancy::Compute(const mjModel* m, mjData* d, int) noexcept {
   const int b = config_.body;
-  const Mat3 R = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(d->xmat + 9 * b);
-  const Vec3 p(d->xpos[3 * b], d->xpos[3 * b + 1], d->xpos[3 * b + 2]);
+  const Mat3 R = BodyRotation(d, b);
+  const Vec3 p = BodyPosition(d, b);
   double z_min = 0, z_max = 0;
   restoring::WorldZExtent(config_.box_lo, config_.box_hi, R, p, &z_min, &z_max);
   last_fraction_ = restoring::SubmergedFraction(z_min, z_max);

@@ -9,10 +9,6 @@ namespace {
 Vec3 Ang(const mjtNum* s) { return Vec3(s[0], s[1], s[2]); }
 Vec3 Lin(const mjtNum* s) { return Vec3(s[3], s[4], s[5]); }
 
-Mat3 Rotation(const mjData* d, int body) {  // world from body
-  return Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(d->xmat + 9 * body);
-}
-
 Vec3 OffsetFromRootCom(const mjModel* m, const mjData* d, int body) {
   const mjtNum* c = d->subtree_com + 3 * m->body_rootid[body];
   const mjtNum* p = d->xpos + 3 * body;
@@ -34,7 +30,7 @@ std::vector<int> BodyDofChain(const mjModel* m, int body) {
 
 void BodyJacobian(const mjModel* m, const mjData* d, int body, const std::vector<int>& chain,
                   Eigen::Matrix<double, 6, Eigen::Dynamic>* J) {
-  const Mat3 R = Rotation(d, body);
+  const Mat3 R = BodyRotation(d, body);
   const Vec3 r = OffsetFromRootCom(m, d, body);
   J->resize(6, static_cast<Eigen::Index>(chain.size()));
   for (size_t k = 0; k < chain.size(); ++k) {
@@ -48,7 +44,7 @@ void BodyJacobian(const mjModel* m, const mjData* d, int body, const std::vector
 }
 
 Vec6 BodyVelocity(const mjModel* m, const mjData* d, int body) {
-  const Mat3 R = Rotation(d, body);
+  const Mat3 R = BodyRotation(d, body);
   const mjtNum* cvel = d->cvel + 6 * body;
   const Vec3 w = Ang(cvel);
   const Vec3 v = Lin(cvel) + w.cross(OffsetFromRootCom(m, d, body));
@@ -64,7 +60,7 @@ Vec6 BodyBiasAcceleration(const mjModel* m, const mjData* d, int body,
   for (int dof : chain) {
     s += Eigen::Map<const Eigen::Matrix<double, 6, 1>>(d->cdof_dot + 6 * dof) * d->qvel[dof];
   }
-  const Mat3 R = Rotation(d, body);
+  const Mat3 R = BodyRotation(d, body);
   const Vec3 r = OffsetFromRootCom(m, d, body);
   const mjtNum* cvel = d->cvel + 6 * body;
   const Vec3 w = Ang(cvel);
@@ -91,9 +87,8 @@ void ApplyWrench(const mjModel* m, mjData* d, int body, int free_dof, const Vec3
     mj_applyFT(m, d, f.data(), t.data(), p.data(), body, qfrc);
     return;
   }
-  const Mat3 R = Rotation(d, body);
-  const Vec3 x(d->xpos[3 * body], d->xpos[3 * body + 1], d->xpos[3 * body + 2]);
-  const Vec3 moment = R.transpose() * (t + (p - x).cross(f));
+  const Mat3 R = BodyRotation(d, body);
+  const Vec3 moment = R.transpose() * (t + (p - BodyPosition(d, body)).cross(f));
   for (int i = 0; i < 3; ++i) {
     qfrc[free_dof + i] += f[i];
     qfrc[free_dof + 3 + i] += moment[i];

@@ -42,24 +42,24 @@ CurrentField CurrentField::Constant(const Vec3& velocity) {
   return f;
 }
 
-CurrentField CurrentField::TimeProfile(std::vector<double> times, std::vector<Vec3> velocities,
-                                       const std::string& where) {
-  CheckKnots(times, velocities.size(), where, "s");
+CurrentField CurrentField::Profile(Kind kind, std::vector<double> knots,
+                                   std::vector<Vec3> velocities, const std::string& where) {
+  CheckKnots(knots, velocities.size(), where, kind == Kind::kTime ? "s" : "m of depth");
   CurrentField f;
-  f.kind_ = Kind::kTime;
-  f.knots_ = std::move(times);
+  f.kind_ = kind;
+  f.knots_ = std::move(knots);
   f.values_ = std::move(velocities);
   return f;
 }
 
+CurrentField CurrentField::TimeProfile(std::vector<double> times, std::vector<Vec3> velocities,
+                                       const std::string& where) {
+  return Profile(Kind::kTime, std::move(times), std::move(velocities), where);
+}
+
 CurrentField CurrentField::DepthProfile(std::vector<double> depths, std::vector<Vec3> velocities,
                                         const std::string& where) {
-  CheckKnots(depths, velocities.size(), where, "m of depth");
-  CurrentField f;
-  f.kind_ = Kind::kDepth;
-  f.knots_ = std::move(depths);
-  f.values_ = std::move(velocities);
-  return f;
+  return Profile(Kind::kDepth, std::move(depths), std::move(velocities), where);
 }
 
 CurrentSample CurrentField::Evaluate(double time, double z_world) const {

@@ -125,8 +125,8 @@ std::unique_ptr<Hydrodynamics> Hydrodynamics::Create(const mjModel* m, mjData*, 
 
 void Hydrodynamics::Compute(const mjModel* m, mjData* d, int) noexcept {
   const int b = config_.body;
-  const Mat3 R = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(d->xmat + 9 * b);
-  const Vec3 p(d->xpos[3 * b], d->xpos[3 * b + 1], d->xpos[3 * b + 2]);
+  const Mat3 R = BodyRotation(d, b);
+  const Vec3 p = BodyPosition(d, b);
   Vec6 nu;
   if (free_dof_ >= 0) {  // free joint: qvel = [world velocity of the origin; body rates]
     const mjtNum* qvel = d->qvel + free_dof_;
