@@ -6,9 +6,11 @@
 #include "buoyancy/buoyancy.h"
 #include "current/current.h"
 #include "hydrodynamics/hydrodynamics.h"
+#include "thruster/thruster.h"
 
 mjPLUGIN_LIB_INIT(nereid_plugins) {
   nereid::CurrentPlugin::RegisterPlugin();
   nereid::Hydrodynamics::RegisterPlugin();
   nereid::Buoyancy::RegisterPlugin();
+  nereid::Thruster::RegisterPlugin();
 }

@@ -3,7 +3,8 @@
 // them. The plugin library (libnereid_plugins.so) registers, when it is loaded:
 //   nereid.hydrodynamics  added mass, C_A(nu_r) nu_r and D(nu_r) nu_r on one body
 //   nereid.buoyancy       buoyancy at the centre of buoyancy, free surface at z = 0
-//   nereid.current        the world-frame water current (read by nereid.hydrodynamics)
+//   nereid.current        the world-frame water current (read by hydrodynamics, thrusters)
+//   nereid.thruster       an actuator plugin: thrust maps, motor lag, inflow loss
 // Each instance names its body with the `body` key (or is attached to the body in MJCF),
 // so one body can carry several instances (MuJoCo lets a body reference only one).
 // Config keys are listed in plugins/<name>/README.md.
@@ -17,12 +18,14 @@
 
 #include "nereid/current.h"
 #include "nereid/frames.h"
+#include "nereid/thruster_model.h"
 
 namespace nereid {
 
 inline constexpr char kHydrodynamicsPlugin[] = "nereid.hydrodynamics";
 inline constexpr char kBuoyancyPlugin[] = "nereid.buoyancy";
 inline constexpr char kCurrentPlugin[] = "nereid.current";
+inline constexpr char kThrusterPlugin[] = "nereid.thruster";
 
 // What a hydrodynamics instance does with its added mass when the mjData was not made by
 // Nereid's engine (plain mj_step, Python `mujoco`), where nothing puts M_A into d->M.
@@ -59,6 +62,9 @@ struct BuoyancyConfig {
 
   static BuoyancyConfig FromModel(const mjModel* m, int instance);
 };
+
+// Reads and validates a nereid.thruster instance's <config>. Throws ConfigError.
+ThrusterModel ThrusterModelFromModel(const mjModel* m, int instance);
 
 // Reads a nereid.current instance's <config>. Throws ConfigError.
 CurrentField CurrentFromModel(const mjModel* m, int instance);

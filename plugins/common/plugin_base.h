@@ -18,7 +18,7 @@ namespace detail {
 void ReportPluginError(const std::string& message);
 }  // namespace detail
 
-// T provides: kName, kAttributes (array of const char*), a copy constructor,
+// T provides: kName, kAttributes (array of const char*), copy construction and assignment,
 // static std::unique_ptr<T> Create(const mjModel*, mjData*, int instance),
 // void Compute(const mjModel*, mjData*, int instance) noexcept, void Reset() noexcept.
 template <class T>
@@ -26,12 +26,15 @@ T* PluginObject(const mjData* d, int instance) {
   return reinterpret_cast<T*>(d->plugin_data[instance]);
 }
 
+// Registers T with the given capabilities (mjPLUGIN_PASSIVE or mjPLUGIN_ACTUATOR). An
+// actuator plugin with activation state also provides
+// void ActDot(const mjModel*, mjData*) const noexcept.
 template <class T>
-void RegisterPassivePlugin() {
+void RegisterPlugin(int capabilities) {
   mjpPlugin p;
   mjp_defaultPlugin(&p);
   p.name = T::kName;
-  p.capabilityflags = mjPLUGIN_PASSIVE;
+  p.capabilityflags = capabilities;
   p.nattribute = static_cast<int>(std::size(T::kAttributes));
   p.attributes = T::kAttributes;
   p.nstate = +[](const mjModel*, int) { return 0; };
@@ -64,7 +67,17 @@ void RegisterPassivePlugin() {
   p.compute = +[](const mjModel* m, mjData* d, int instance, int) {
     if (T* object = PluginObject<T>(d, instance)) object->Compute(m, d, instance);
   };
+  if constexpr (requires(const T& t, const mjModel* m, mjData* d) { t.ActDot(m, d); }) {
+    p.actuator_act_dot = +[](const mjModel* m, mjData* d, int instance) {
+      if (const T* object = PluginObject<T>(d, instance)) object->ActDot(m, d);
+    };
+  }
   mjp_registerPlugin(&p);
+}
+
+template <class T>
+void RegisterPassivePlugin() {
+  RegisterPlugin<T>(mjPLUGIN_PASSIVE);
 }
 
 }  // namespace nereid

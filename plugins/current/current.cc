@@ -64,6 +64,11 @@ std::unique_ptr<CurrentPlugin> CurrentPlugin::Create(const mjModel* m, mjData*, 
   return plugin;
 }
 
+const CurrentField* CurrentPlugin::Field(const mjData* d, int instance) {
+  const CurrentPlugin* plugin = instance >= 0 ? PluginObject<CurrentPlugin>(d, instance) : nullptr;
+  return plugin ? &plugin->field : nullptr;
+}
+
 void CurrentPlugin::RegisterPlugin() { RegisterPassivePlugin<CurrentPlugin>(); }
 
 CurrentField* MutableCurrent(mjData* d, const mjModel* m, int instance) {

@@ -23,6 +23,9 @@ class CurrentPlugin final {
   void Compute(const mjModel*, mjData*, int) noexcept {}
   void Reset() noexcept { field = initial; }
 
+  // The field of the model's current instance in `d` (nullptr if instance < 0).
+  static const CurrentField* Field(const mjData* d, int instance);
+
   CurrentField initial;  // as configured in the model
   CurrentField field;    // as used now
 };

@@ -138,10 +138,8 @@ void Hydrodynamics::Compute(const mjModel* m, mjData* d, int) noexcept {
   // velocity relative to the water
   Vec6 nu_r = nu;
   CurrentSample current;
-  const CurrentPlugin* water =
-      current_instance_ >= 0 ? PluginObject<CurrentPlugin>(d, current_instance_) : nullptr;
-  if (water) {
-    current = water->field.Evaluate(d->time, p.z());
+  if (const CurrentField* water = CurrentPlugin::Field(d, current_instance_)) {
+    current = water->Evaluate(d->time, p.z());
     nu_r.head<3>() -= R.transpose() * current.velocity;
   }
 

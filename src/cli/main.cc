@@ -12,6 +12,7 @@
 #include <mujoco/mujoco.h>
 
 #include "bench.h"
+#include "cli/info.h"
 #include "nereid/error.h"
 #include "nereid/runner.h"
 
@@ -26,6 +27,8 @@ constexpr char kUsage[] =
     "      writes DIR/trajectory.csv and DIR/summary.json (DIR defaults to results).\n"
     "  nereid bench [--out FILE.json] [--models DIR] [--steps N] [--samples N]\n"
     "      Median ns per step of Nereid's engine and plain mj_step on the same model.\n"
+    "  nereid info MODEL.xml\n"
+    "      Vehicles, marine plugins, thrusters and the thrust allocation matrix.\n"
     "  nereid version\n";
 
 struct Usage {
@@ -149,6 +152,10 @@ int main(int argc, char** argv) {
   try {
     if (command == "run") return Run(args);
     if (command == "bench") return Bench(args, argv[0]);
+    if (command == "info") {
+      if (args.size() != 1) throw Usage{"info needs exactly one MODEL.xml"};
+      return nereid::InfoCommand(args[0]);
+    }
     if (command == "version") {
       std::cout << "nereid " << NEREID_VERSION << " (MuJoCo " << mj_versionString() << ")\n";
       return 0;

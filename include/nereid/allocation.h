@@ -1,0 +1,54 @@
+// Copyright Nereid authors.
+// Thrust allocation: the 6 x n matrix B that maps thruster forces to the body wrench of
+// a vehicle, derived from the model's thruster actuators (nereid.thruster on sites), and
+// the allocation tau -> thrusts that respects each thruster's thrust limits.
+#ifndef NEREID_ALLOCATION_H_
+#define NEREID_ALLOCATION_H_
+
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+#include <mujoco/mujoco.h>
+
+#include "nereid/frames.h"
+#include "nereid/thruster_model.h"
+
+namespace nereid {
+
+using Matrix6X = Eigen::Matrix<double, 6, Eigen::Dynamic>;
+
+// The thrusters of one vehicle body: every nereid.thruster actuator whose site is on it.
+struct ThrusterSet {
+  int body = -1;
+  std::vector<int> actuators;         // actuator ids, in model order
+  std::vector<std::string> names;     // actuator names
+  std::vector<ThrusterModel> models;  // each actuator's thruster type
+  // B: column j is the wrench [force; moment] about the body origin, in MuJoCo's body
+  // frame (FLU), per newton of thruster j's force (its gear: direction and reaction torque)
+  Matrix6X B;
+  Eigen::VectorXd thrust_min, thrust_max;  // N
+
+  // B in SNAME/FRD body axes: rows [X Y Z K M N] = T6 B with T6 = diag(1,-1,-1,1,-1,-1).
+  Matrix6X B_frd() const;
+  // Sets each thruster's ctrl so that it gives `thrust` (N) in steady state.
+  void SetCommands(const mjModel* m, mjData* d, const Eigen::VectorXd& thrust) const;
+};
+
+// Thrusters on `body`. Throws ConfigError if a thruster's config is invalid.
+ThrusterSet FindThrusters(const mjModel* m, int body);
+
+struct AllocationOptions {
+  Vec6 weights = Vec6::Ones();  // weight of each wrench component in the fit
+  double regularization = 1e-9; // relative weight of sum(thrust^2): picks the least effort
+};
+
+// Thrusts u minimising |W^(1/2) (B u - tau)|^2 + lambda |u|^2 subject to
+// lo <= u <= hi (box-constrained least squares, solved exactly by a primal active-set
+// method). Bounds must contain 0. With loose bounds it is the weighted pseudo-inverse.
+Eigen::VectorXd Allocate(const Matrix6X& B, const Vec6& tau, const Eigen::VectorXd& lo,
+                         const Eigen::VectorXd& hi, const AllocationOptions& options = {});
+
+}  // namespace nereid
+
+#endif  // NEREID_ALLOCATION_H_

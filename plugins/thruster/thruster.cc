@@ -1,0 +1,140 @@
+// Copyright Nereid authors.
+#include "thruster/thruster.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "common/config_reader.h"
+#include "common/plugin_base.h"
+#include "current/current.h"
+#include "nereid/error.h"
+#include "nereid/kinematics.h"
+
+namespace nereid {
+namespace {
+
+// "x0 y0 x1 y1 ..." into two lists
+void ReadPairs(const ConfigReader& config, const char* key, std::vector<double>* x,
+               std::vector<double>* y) {
+  const std::vector<double> values = *config.Numbers(key);
+  if (values.size() % 2 != 0) {
+    config.Fail(key, "expected pairs of numbers, got " + std::to_string(values.size()) + " numbers");
+  }
+  for (size_t i = 0; i < values.size(); i += 2) {
+    x->push_back(values[i]);
+    y->push_back(values[i + 1]);
+  }
+}
+
+std::string ActuatorName(const mjModel* m, int a) {
+  const char* name = mj_id2name(m, mjOBJ_ACTUATOR, a);
+  return name && *name ? name : "#" + std::to_string(a);
+}
+
+}  // namespace
+
+ThrusterModel ThrusterModelFromModel(const mjModel* m, int instance) {
+  ConfigReader config(m, instance, kThrusterPlugin);
+  ThrusterModel model;
+  const std::optional<std::string> input = config.Raw("input");
+  if (!input) config.FailMissing("input", "normalized, pwm, rpm or thrust");
+  if (!ParseThrusterInput(*input, &model.input)) {
+    config.Fail("input", "expected 'normalized', 'pwm', 'rpm' or 'thrust'");
+  }
+  if (config.Has("command_map")) ReadPairs(config, "command_map", &model.map_command, &model.map_rpm);
+  if (config.Has("thrust_curve")) ReadPairs(config, "thrust_curve", &model.curve_rpm, &model.curve_thrust);
+  if (std::optional<std::vector<double>> k = config.Numbers("thrust_coefficient", 2, false)) {
+    model.k_forward = (*k)[0];
+    model.k_reverse = (*k)[1];
+    if (model.k_forward <= 0 || model.k_reverse <= 0) {
+      config.Fail("thrust_coefficient", "both coefficients must be > 0 (N/rpm^2)");
+    }
+  }
+  model.thrust_loss = config.Number("thrust_loss", 0.0);
+  model.time_constant = config.Number("time_constant", 0.0);
+  if (std::optional<std::vector<double>> limits = config.Numbers("thrust_limits", 2, false)) {
+    model.thrust_min = (*limits)[0];
+    model.thrust_max = (*limits)[1];
+  }
+  if (std::optional<std::vector<double>> band = config.Numbers("dead_band", 2, false)) {
+    model.dead_band = std::make_pair((*band)[0], (*band)[1]);
+  }
+  model.Validate(config.where());
+  return model;
+}
+
+std::unique_ptr<Thruster> Thruster::Create(const mjModel* m, mjData*, int instance) {
+  auto t = std::make_unique<Thruster>();
+  t->model_ = ThrusterModelFromModel(m, instance);
+  const ThrusterModel& model = t->model_;
+  const std::string where = std::string(kName) + " instance '" + PluginInstanceName(m, instance) + "'";
+  const int needed_act = model.time_constant > 0 ? 1 : 0;
+  for (int a = 0; a < m->nu; ++a) {
+    if (m->actuator_plugin[a] != instance) continue;
+    if (m->actuator_trntype[a] != mjTRN_SITE) {
+      throw ConfigError(where + ": actuator '" + ActuatorName(m, a) +
+                        "' must act on a site (site=\"...\"): the thrust acts at the site");
+    }
+    const double* gear = m->actuator_gear + 6 * a;
+    if (std::sqrt(gear[0] * gear[0] + gear[1] * gear[1] + gear[2] * gear[2]) == 0) {
+      throw ConfigError(where + ": actuator '" + ActuatorName(m, a) +
+                        "': gear has no force direction (use gear=\"0 0 1 0 0 0\" for the site's +z)");
+    }
+    if (m->actuator_actnum[a] != needed_act) {
+      throw ConfigError(where + ": actuator '" + ActuatorName(m, a) + "' has actdim=\"" +
+                        std::to_string(m->actuator_actnum[a]) + "\"; it needs actdim=\"" +
+                        std::to_string(needed_act) + "\" (" +
+                        (needed_act ? "the motor lag's shaft speed" : "no motor lag") + ")");
+    }
+    t->actuators_.push_back(a);
+  }
+  std::vector<int> currents = FindPluginInstances(m, kCurrentPlugin);
+  t->current_instance_ = currents.empty() ? -1 : currents.front();
+  return t;
+}
+
+double Thruster::Command(const mjModel* m, const mjData* d, int a) const {
+  double u = d->ctrl[a];
+  // an ESC that receives no pulse (ctrl 0, as after mj_resetData) keeps the motor stopped
+  if (model_.input == ThrusterInput::kPwm && u == 0) return std::nan("");
+  if (m->actuator_ctrllimited[a]) {
+    u = std::clamp(u, m->actuator_ctrlrange[2 * a], m->actuator_ctrlrange[2 * a + 1]);
+  }
+  return u;
+}
+
+double Thruster::AdvanceSpeed(const mjModel* m, const mjData* d, int a) const {
+  const int site = m->actuator_trnid[2 * a];
+  const Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> R(d->site_xmat + 9 * site);
+  const Vec3 axis = R * Vec3(m->actuator_gear[6 * a], m->actuator_gear[6 * a + 1],
+                             m->actuator_gear[6 * a + 2]).normalized();
+  mjtNum velocity[6];
+  mj_objectVelocity(m, d, mjOBJ_SITE, site, velocity, 0);
+  Vec3 v(velocity[3], velocity[4], velocity[5]);
+  if (const CurrentField* water = CurrentPlugin::Field(d, current_instance_)) {
+    v -= water->Evaluate(d->time, d->site_xpos[3 * site + 2]).velocity;
+  }
+  return v.dot(axis);
+}
+
+void Thruster::ActDot(const mjModel* m, mjData* d) const noexcept {
+  if (model_.time_constant <= 0) return;
+  for (int a : actuators_) {
+    const int adr = m->actuator_actadr[a];
+    d->act_dot[adr] = (model_.ShaftSpeed(Command(m, d, a)) - d->act[adr]) / model_.time_constant;
+  }
+}
+
+void Thruster::Compute(const mjModel* m, mjData* d, int) noexcept {
+  for (int a : actuators_) {
+    const double n = model_.time_constant > 0 ? d->act[m->actuator_actadr[a]]
+                                              : model_.ShaftSpeed(Command(m, d, a));
+    const double u_a = model_.thrust_loss > 0 ? AdvanceSpeed(m, d, a) : 0.0;
+    d->actuator_force[a] = model_.Thrust(n, u_a);
+  }
+}
+
+void Thruster::RegisterPlugin() { nereid::RegisterPlugin<Thruster>(mjPLUGIN_ACTUATOR); }
+
+}  // namespace nereid
