@@ -57,8 +57,9 @@ ThrusterSet FindThrusters(const mjModel* m, int body) {
   set.thrust_max.resize(n);
   for (Eigen::Index j = 0; j < n; ++j) {
     set.B.col(j) = columns[static_cast<size_t>(j)];
-    set.thrust_min[j] = set.models[static_cast<size_t>(j)].thrust_min;
-    set.thrust_max[j] = set.models[static_cast<size_t>(j)].thrust_max;
+    const auto [lo, hi] = set.models[static_cast<size_t>(j)].ThrustRange();
+    set.thrust_min[j] = lo;
+    set.thrust_max[j] = hi;
   }
   return set;
 }

@@ -27,7 +27,7 @@ struct ThrusterSet {
   // B: column j is the wrench [force; moment] about the body origin, in MuJoCo's body
   // frame (FLU), per newton of thruster j's force (its gear: direction and reaction torque)
   Matrix6X B;
-  Eigen::VectorXd thrust_min, thrust_max;  // N
+  Eigen::VectorXd thrust_min, thrust_max;  // N, reachable (ThrusterModel::ThrustRange)
 
   // B in SNAME/FRD body axes: rows [X Y Z K M N] = T6 B with T6 = diag(1,-1,-1,1,-1,-1).
   Matrix6X B_frd() const;

@@ -53,6 +53,9 @@ struct ThrusterModel {
   double Thrust(double n, double advance_speed) const;
   // Shaft speed giving thrust T at zero advance speed (inverse of StaticThrust).
   double ShaftSpeedForThrust(double thrust) const;
+  // The thrust range reachable at zero advance speed: the thrust limits, narrowed to the
+  // command map's end speeds for input pwm.
+  std::pair<double, double> ThrustRange() const;
   // The command that yields thrust T in steady state at zero advance speed (allocation
   // output to actuator ctrl). T is saturated to the thrust limits first.
   double CommandForThrust(double thrust) const;

@@ -136,8 +136,15 @@ double ThrusterModel::ShaftSpeedForThrust(double thrust) const {
   return T >= 0 ? std::sqrt(T / k) : -std::sqrt(-T / k);
 }
 
+std::pair<double, double> ThrusterModel::ThrustRange() const {
+  if (input != ThrusterInput::kPwm) return {thrust_min, thrust_max};
+  return {std::max(thrust_min, StaticThrust(map_rpm.front())),
+          std::min(thrust_max, StaticThrust(map_rpm.back()))};
+}
+
 double ThrusterModel::CommandForThrust(double thrust) const {
-  const double T = std::clamp(thrust, thrust_min, thrust_max);
+  const auto [lo, hi] = ThrustRange();
+  const double T = std::clamp(thrust, lo, hi);
   switch (input) {
     case ThrusterInput::kThrust: return T;
     case ThrusterInput::kRpm: return ShaftSpeedForThrust(T);
@@ -148,15 +155,15 @@ double ThrusterModel::CommandForThrust(double thrust) const {
       if (n != 0) return InverseInterpolate(map_command, map_rpm, n);
       if (dead_band) return 0.5 * (dead_band->first + dead_band->second);
       // the middle of the table's zero-speed plateau (the ESC's neutral)
-      double lo = 0, hi = 0;
+      double first = 0, last = 0;
       bool found = false;
       for (size_t i = 0; i < map_rpm.size(); ++i) {
         if (map_rpm[i] != 0) continue;
-        if (!found) lo = map_command[i];
-        hi = map_command[i];
+        if (!found) first = map_command[i];
+        last = map_command[i];
         found = true;
       }
-      return found ? 0.5 * (lo + hi) : InverseInterpolate(map_command, map_rpm, 0.0);
+      return found ? 0.5 * (first + last) : InverseInterpolate(map_command, map_rpm, 0.0);
     }
   }
   return 0;

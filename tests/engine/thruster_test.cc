@@ -1,0 +1,236 @@
+// Copyright Nereid authors.
+// nereid.thruster and thrust allocation: maps, lag, inflow loss, saturation, errors.
+#include <cmath>
+#include <random>
+#include <string>
+
+#include <Eigen/Eigenvalues>
+#include <doctest/doctest.h>
+
+#include "nereid/allocation.h"
+#include "nereid/error.h"
+#include "nereid/simulation.h"
+#include "test_util.h"
+
+namespace nereid {
+namespace {
+
+// BlueROV hull (seed 000 Table 3) with two surge thrusters in the plane of the CG
+std::string SurgeVehicle(const std::string& thruster_config, const std::string& actuator_extra = "",
+                         const std::string& integrator = "RK4", double dt = 0.005,
+                         const std::string& joint = "<freejoint/>") {
+  return "<mujoco>\n"
+         "  <compiler inertiafromgeom='false'/>\n"
+         "  <option timestep='" + std::to_string(dt) + "' integrator='" + integrator + "' gravity='0 0 0'/>\n"
+         "  <extension>\n" +
+         test::Hydro("2.6 18.5 13.3 0.054 0.0173 0.28", "0 0.26 0.19 0.895 0.287 4.64",
+                     "34.96 103.25 74.23 0.084 0.028 0.43") +
+         test::Current() +
+         "    <plugin plugin='nereid.thruster'><instance name='t'>\n" + thruster_config +
+         "    </instance></plugin>\n"
+         "  </extension>\n"
+         "  <worldbody>\n"
+         "    <body name='b' pos='0 0 -5'>\n"
+         "      " + joint + "\n"
+         "      <inertial pos='0 0 0' mass='7.31' diaginertia='0.1 0.16 0.16'/>\n"
+         "      <geom type='box' size='0.2 0.15 0.1' contype='0' conaffinity='0'/>\n"
+         "      <site name='s1' pos='-0.12 -0.115 0' zaxis='1 0 0'/>\n"
+         "      <site name='s2' pos='-0.12 0.115 0' zaxis='1 0 0'/>\n"
+         "    </body>\n"
+         "  </worldbody>\n"
+         "  <actuator>\n"
+         "    <plugin name='t1' instance='t' site='s1' gear='0 0 1 0 0 0'" + actuator_extra + "/>\n"
+         "    <plugin name='t2' instance='t' site='s2' gear='0 0 1 0 0 0'" + actuator_extra + "/>\n"
+         "  </actuator>\n"
+         "</mujoco>\n";
+}
+
+const char kThrustInput[] =
+    "      <config key='input' value='thrust'/>\n"
+    "      <config key='thrust_coefficient' value='4.09045e-06 3.25940e-06'/>\n";
+
+TEST_SUITE("thrusters") {
+
+TEST_CASE("Raybot allocation matrix equals seed 002 eq. 3.26 (FRD rows X Y Z K M N)") {
+  auto sim = Simulation::LoadFile(test::ModelPath("raybot/raybot.xml"));
+  const ThrusterSet set = FindThrusters(sim->model(), mj_name2id(sim->model(), mjOBJ_BODY, "raybot"));
+  REQUIRE(set.actuators.size() == 8);
+  Eigen::Matrix<double, 6, 8> expected;
+  expected << 1, 1, 1, 1, 0, 0, 0, 0,
+              0, 0, 0, 0, 1, 1, 0, 0,
+              0, 0, 0, 0, 0, 0, 1, 1,
+              0, 0, 0, 0, -0.20, 0.20, 0.51, -0.51,
+              0.20, 0.20, -0.20, -0.20, 0, 0, 0, 0,
+              0.51, -0.51, -0.51, 0.51, 0, 0, 0, 0;
+  const double error = (set.B_frd() - expected).cwiseAbs().maxCoeff();
+  MESSAGE("max |B_frd - eq. 3.26| = " << error);
+  CHECK(error <= 1e-9);
+  CHECK(set.thrust_min[0] == -28);
+  CHECK(set.thrust_max[0] == 36);
+}
+
+// The hull moves in surge only (a slide joint): free, it pitches away, because the Munk
+// moment (Z_wdot - X_udot) u^2 = 6.1 N m/rad at 0.76 m/s exceeds the pitch damping and,
+// without gravity, nothing restores it (seed 000's BlueROV needs BG > 0.085 m for that).
+TEST_CASE("BlueROV steady surge speed with two thrusters at T: 2T = X_u u + X_uu u|u|") {
+  auto sim = Simulation::LoadString(
+      SurgeVehicle(kThrustInput, "", "RK4", 0.005, "<joint name='surge' type='slide' axis='1 0 0'/>"));
+  mjData* d = sim->data();
+  const double T = 10;
+  d->ctrl[0] = d->ctrl[1] = T;
+  for (int k = 0; k < 12000; ++k) sim->Step();  // 60 s
+  // X_u = 0 (seed 000 Table 3): u = sqrt(2T / X_uu)
+  const double expected = std::sqrt(2 * T / 34.96);
+  MESSAGE("steady surge " << d->qvel[0] << " m/s, closed form " << expected);
+  CHECK(std::abs(d->qvel[0] - expected) / expected <= 1e-4);
+  CHECK(d->actuator_force[0] == doctest::Approx(T).epsilon(1e-12));
+}
+
+TEST_CASE("thrust loss with advance speed follows seed 000 eq. 12") {
+  const double k = 4e-6, T_nu = 2e-3, n = 2500;
+  auto sim = Simulation::LoadString(SurgeVehicle(
+      "      <config key='input' value='rpm'/>\n"
+      "      <config key='thrust_coefficient' value='4e-06 3e-06'/>\n"
+      "      <config key='thrust_loss' value='0.002'/>\n"));
+  mjData* d = sim->data();
+  for (double u : {0.0, 0.3, 0.8, -0.4}) {
+    for (double current : {0.0, 0.25}) {
+      d->ctrl[0] = d->ctrl[1] = n;
+      d->qvel[0] = u;
+      sim->SetCurrent(CurrentField::Constant(Vec3(current, 0, 0)));
+      sim->Forward();
+      const double u_a = u - current;  // water speed through the propeller along the thrust axis
+      const double expected = k * n * n - T_nu * n * u_a;
+      CHECK(d->actuator_force[0] == doctest::Approx(expected).epsilon(1e-12));
+    }
+  }
+}
+
+TEST_CASE("motor lag: the 63% rise time of the shaft speed equals the time constant (2%)") {
+  const double tau = 0.1, n_cmd = 1000;
+  auto sim = Simulation::LoadString(SurgeVehicle(
+      "      <config key='input' value='rpm'/>\n"
+      "      <config key='thrust_coefficient' value='4e-06 3e-06'/>\n"
+      "      <config key='time_constant' value='0.1'/>\n",
+      " actdim='1'", "Euler", 0.0005));
+  mjData* d = sim->data();
+  d->ctrl[0] = d->ctrl[1] = n_cmd;
+  double rise = -1;
+  for (int k = 0; k < 2000 && rise < 0; ++k) {
+    const double before = d->act[0];
+    sim->Step();
+    if (before < 0.632 * n_cmd && d->act[0] >= 0.632 * n_cmd) {
+      rise = d->time - sim->model()->opt.timestep * (d->act[0] - 0.632 * n_cmd) / (d->act[0] - before);
+    }
+  }
+  MESSAGE("63% rise time " << rise << " s for a time constant of " << tau << " s");
+  CHECK(std::abs(rise - tau) <= 0.02 * tau);
+  // the thrust follows the shaft speed: T = k n |n|
+  sim->Forward();
+  CHECK(d->actuator_force[0] == doctest::Approx(4e-6 * d->act[0] * d->act[0]).epsilon(1e-12));
+}
+
+TEST_CASE("saturation, dead band, and the PWM map's neutral") {
+  ThrusterModel pwm;
+  pwm.input = ThrusterInput::kPwm;
+  pwm.map_command = {1100, 1472, 1528, 1900};
+  pwm.map_rpm = {-3465, 0, 0, 3533};
+  pwm.k_forward = 4.09045e-06;
+  pwm.k_reverse = 3.25940e-06;
+  pwm.thrust_min = -39.91;
+  pwm.thrust_max = 40;  // below the map's full-throttle thrust
+  pwm.Validate("test");
+  CHECK(pwm.ShaftSpeed(1500) == 0);                // inside the table's dead band
+  CHECK(pwm.ShaftSpeed(std::nan("")) == 0);        // no pulse
+  CHECK(pwm.Thrust(pwm.ShaftSpeed(1900), 0) == 40);  // saturated
+  CHECK(pwm.CommandForThrust(0) == 1500);          // the ESC's neutral
+  for (double T : {-30.0, -5.0, 0.5, 12.0, 39.0}) {
+    CAPTURE(T);
+    CHECK(pwm.Thrust(pwm.ShaftSpeed(pwm.CommandForThrust(T)), 0) == doctest::Approx(T).epsilon(1e-9));
+  }
+  ThrusterModel band;
+  band.input = ThrusterInput::kNormalized;
+  band.k_forward = band.k_reverse = 1e-5;
+  band.thrust_min = -20;
+  band.thrust_max = 30;
+  band.dead_band = std::make_pair(-0.05, 0.05);
+  band.Validate("test");
+  CHECK(band.ShaftSpeed(0.04) == 0);
+  CHECK(band.Thrust(band.ShaftSpeed(1.0), 0) == doctest::Approx(30));
+  CHECK(band.Thrust(band.ShaftSpeed(-0.5), 0) == doctest::Approx(-10));
+}
+
+TEST_CASE("thruster bad input names the instance, key and value") {
+  auto error = [](const std::string& config, const std::string& extra = "", bool joint = false) {
+    std::string xml = SurgeVehicle(config, extra);
+    if (joint) {
+      xml.replace(xml.find("site='s1'"), 9, "joint='free'");
+      xml.replace(xml.find("<freejoint/>"), 12, "<freejoint name='free'/>");
+    }
+    try {
+      Simulation::LoadString(xml, {}, "vehicle.xml");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("loaded");
+  };
+  CHECK(error("      <config key='input' value='volts'/>\n      <config key='thrust_coefficient' value='1e-6 1e-6'/>\n")
+            .find("nereid.thruster instance 't': key 'input' = 'volts': expected 'normalized', 'pwm', 'rpm' or 'thrust'") !=
+        std::string::npos);
+  CHECK(error(std::string(kThrustInput) + "      <config key='thrust_limits' value='10 -10'/>\n")
+            .find("key 'thrust_limits': min > max (10 > -10)") != std::string::npos);
+  CHECK(error("      <config key='input' value='pwm'/>\n"
+              "      <config key='thrust_coefficient' value='1e-6 1e-6'/>\n"
+              "      <config key='command_map' value='1100 -3000 1500 0 1400 100 1900 3000'/>\n")
+            .find("key 'command_map': commands must be strictly increasing (1500 then 1400)") != std::string::npos);
+  CHECK(error("      <config key='input' value='thrust'/>\n").find("give exactly one of 'thrust_coefficient'") !=
+        std::string::npos);
+  CHECK(error("      <config key='thrust_coefficient' value='1e-6 1e-6'/>\n").find("missing required key 'input'") !=
+        std::string::npos);
+  CHECK(error(kThrustInput, "", true).find("actuator 't1' must act on a site") != std::string::npos);
+  CHECK(error(std::string(kThrustInput) + "      <config key='time_constant' value='0.1'/>\n")
+            .find("actuator 't1' has actdim=\"0\"; it needs actdim=\"1\"") != std::string::npos);
+}
+
+TEST_CASE("allocation: exact where feasible, optimal under saturation") {
+  auto sim = Simulation::LoadFile(test::ModelPath("bluerov2_heavy/bluerov2_heavy.xml"));
+  const ThrusterSet set = FindThrusters(sim->model(), mj_name2id(sim->model(), mjOBJ_BODY, "heavy"));
+  REQUIRE(set.actuators.size() == 8);
+  // feasible: B u = tau, and u is the minimum-norm solution (the pseudo-inverse's)
+  Vec6 tau;
+  tau << 10, -5, 8, 0.3, -0.2, 1.0;
+  const Eigen::VectorXd u = Allocate(set.B, tau, set.thrust_min, set.thrust_max);
+  CHECK((set.B * u - tau).norm() <= 1e-6 * tau.norm());
+  const Eigen::VectorXd pinv = set.B.completeOrthogonalDecomposition().solve(tau);
+  CHECK((u - pinv).norm() <= 1e-6 * pinv.norm());
+  // infeasible: the bounds hold and no feasible direction improves the fit (projected
+  // gradient at the solution vanishes), compared with a long projected-gradient run
+  Vec6 big;
+  big << 400, 0, 0, 0, 0, 30;
+  const Eigen::VectorXd s = Allocate(set.B, big, set.thrust_min, set.thrust_max);
+  for (Eigen::Index j = 0; j < s.size(); ++j) {
+    CHECK(s[j] >= set.thrust_min[j] - 1e-12);
+    CHECK(s[j] <= set.thrust_max[j] + 1e-12);
+  }
+  Eigen::VectorXd p = Eigen::VectorXd::Zero(8);
+  const Eigen::MatrixXd H = set.B.transpose() * set.B;
+  const double step = 1.0 / H.eigenvalues().real().maxCoeff();
+  for (int k = 0; k < 200000; ++k) {
+    p -= step * (H * p - set.B.transpose() * big);
+    p = p.cwiseMax(set.thrust_min).cwiseMin(set.thrust_max);
+  }
+  const double fit_s = (set.B * s - big).squaredNorm(), fit_p = (set.B * p - big).squaredNorm();
+  MESSAGE("saturated fit: active set " << fit_s << ", projected gradient " << fit_p);
+  CHECK(fit_s <= fit_p * (1 + 1e-9) + 1e-9);
+  // and the commands reproduce the thrusts through the T200 map
+  set.SetCommands(sim->model(), sim->data(), s);
+  sim->Forward();
+  for (size_t j = 0; j < set.actuators.size(); ++j) {
+    CHECK(sim->data()->actuator_force[set.actuators[j]] ==
+          doctest::Approx(s[static_cast<Eigen::Index>(j)]).epsilon(1e-9));
+  }
+}
+
+}  // TEST_SUITE
+}  // namespace
+}  // namespace nereid
