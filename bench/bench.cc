@@ -3,12 +3,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "nereid/rl.h"
 #include "nereid/simulation.h"
 
 namespace nereid {
@@ -22,13 +25,44 @@ struct Runner {
   CurrentField current;  // set after every reset
 };
 
-// a steady push so that the vehicle moves and turns (damping and C_A are exercised)
+// a steady push so that the vehicle moves and turns (damping and C_A are exercised), and
+// thruster commands around 1600 us (the thrust maps are exercised where actuation is on)
 void Push(Simulation& sim, int body) {
   mjtNum* f = sim.data()->xfrc_applied + 6 * body;
   f[0] = 20;
   f[1] = 5;
   f[2] = -3;
   f[5] = 0.5;
+  for (int i = 0; i < sim.model()->nu; ++i) sim.data()->ctrl[i] = 1560 + 15 * i;
+}
+
+// N BlueROVs (models/bluerov parameters) side by side, 0.6 m apart, each welded to the
+// next by a "uk:" weld
+std::string UKChainXml(int n) {
+  std::string ext, bodies, welds;
+  for (int i = 0; i < n; ++i) {
+    const std::string v = "rov" + std::to_string(i);
+    ext += "<plugin plugin='nereid.hydrodynamics'><instance name='" + v + "_hydro'>"
+           "<config key='body' value='" + v + "'/><config key='frame' value='frd'/>"
+           "<config key='added_mass' value='2.6 18.5 13.3 0.054 0.0173 0.28'/>"
+           "<config key='linear_damping' value='0 0.26 0.19 0.895 0.287 4.64'/>"
+           "<config key='quadratic_damping' value='34.96 103.25 74.23 0.084 0.028 0.43'/>"
+           "</instance></plugin><plugin plugin='nereid.buoyancy'><instance name='" + v +
+           "_buoy'><config key='body' value='" + v + "'/><config key='frame' value='frd'/>"
+           "<config key='volume' value='7.40e-3'/><config key='center_of_buoyancy' "
+           "value='0 0 -0.02'/></instance></plugin>\n";
+    bodies += "<body name='" + v + "' pos='0 " + std::to_string(0.6 * i) +
+              " -3' simple='false'><freejoint/><inertial pos='0 0 0' mass='7.31' "
+              "diaginertia='0.114 0.167 0.204'/><geom type='box' size='0.23 0.176 0.125' "
+              "contype='0' conaffinity='0'/></body>\n";
+    if (i > 0) {
+      welds += "<weld name='uk:" + std::to_string(i) + "' body1='rov" + std::to_string(i - 1) +
+               "' body2='" + v + "'/>";
+    }
+  }
+  return "<mujoco><compiler inertiafromgeom='false'/><option timestep='0.005' "
+         "integrator='RK4'/><extension>" + ext + "</extension><worldbody>" + bodies +
+         "</worldbody><equality>" + welds + "</equality></mujoco>";
 }
 
 }  // namespace
@@ -48,11 +82,50 @@ std::string BenchReport::ToJson() const {
     j["cases"].push_back({{"name", c.name}, {"ns_per_step", c.ns_per_step},
                           {"ns_per_step_min", c.ns_min}, {"ns_per_step_max", c.ns_max},
                           {"steps_per_sample", c.steps_per_sample}, {"samples", c.samples}});
+    if (c.env_steps_per_s > 0) j["cases"].back()["env_steps_per_s"] = c.env_steps_per_s;
   }
-  j["ratios"] = {{"nereid_full/bare_mj_step",
+  j["ratios"] = {{"nereid_no_thrusters/bare_mj_step",
+                  Ratio("bluerov2_heavy/nereid_no_thrusters", "bluerov2_heavy/bare_mj_step")},
+                 {"nereid_full/nereid_no_thrusters",
+                  Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_no_thrusters")},
+                 {"nereid_full/nereid_no_actuators",
+                  Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_no_actuators")},
+                 {"nereid_full/bare_mj_step",
                   Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/bare_mj_step")},
                  {"stock_mj_step_plugins/bare_mj_step",
                   Ratio("bluerov2_heavy/stock_mj_step_plugins", "bluerov2_heavy/bare_mj_step")}};
+  // growth exponent of the UK / weld chain cases: least squares of log(ns) on log(N)
+  nlohmann::json fit = nlohmann::json::object();
+  for (const char* method : {"uk", "weld"}) {
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int k = 0;
+    for (int n : {2, 4, 8, 16, 32}) {
+      for (const BenchCase& c : cases) {
+        if (c.name != "uk_chain/" + std::to_string(n) + "/" + method || c.ns_per_step <= 0) continue;
+        const double x = std::log(n), y = std::log(c.ns_per_step);
+        sx += x; sy += y; sxx += x * x; sxy += x * y; ++k;
+      }
+    }
+    if (k >= 2) fit[std::string(method) + "_exponent"] = (k * sxy - sx * sy) / (k * sxx - sx * sx);
+  }
+  if (!fit.empty()) {
+    fit["uk/weld_at_2"] = Ratio("uk_chain/2/uk", "uk_chain/2/weld");
+    j["uk_chain_fit"] = fit;
+  }
+  // nereid.tether: the 50-segment Heavy against the Heavy alone (same engine, Euler)
+  const double tether = Ratio("bluerov2_heavy_tether/nereid_full_50_segments", "bluerov2_heavy/nereid_full");
+  if (tether > 0) {
+    double heavy_ns = 0, tether_ns = 0, rk4_ns = 0;
+    for (const BenchCase& c : cases) {
+      if (c.name == "bluerov2_heavy/nereid_full") heavy_ns = c.ns_per_step;
+      if (c.name == "bluerov2_heavy_tether/nereid_full_50_segments") tether_ns = c.ns_per_step;
+      if (c.name == "bluerov2_heavy_tether/nereid_full_50_segments_rk4") rk4_ns = c.ns_per_step;
+    }
+    j["tether"] = {{"segments", 50},
+                   {"ns_per_segment_step", (tether_ns - heavy_ns) / 50},
+                   {"tether50/nereid_full", tether},
+                   {"realtime_factor_rk4_5ms", rk4_ns > 0 ? 5e6 / rk4_ns : 0.0}};
+  }
   return j.dump(2);
 }
 
@@ -61,16 +134,16 @@ BenchReport RunBenchmarks(const BenchOptions& options) {
       (std::filesystem::path(options.model_dir) / "bluerov2_heavy" / "bluerov2_heavy.xml").string();
   std::vector<Runner> runners;
   {
-    // same MJCF, plain mj_step, marine plugins off (all passive forces disabled)
+    // same MJCF, plain mj_step, marine plugins off (passive forces and actuation disabled)
     SimulationOptions o;
     o.engine = Engine::kMuJoCo;
     Runner r{"bluerov2_heavy/bare_mj_step", Simulation::LoadFile(heavy, o), {}, {}, {}};
-    r.sim->mutable_model()->opt.disableflags |= mjDSBL_SPRING | mjDSBL_DAMPER;
+    r.sim->mutable_model()->opt.disableflags |= mjDSBL_SPRING | mjDSBL_DAMPER | mjDSBL_ACTUATION;
     r.step = [](Simulation& s) { mj_step(s.model(), s.data()); };
     runners.push_back(std::move(r));
   }
   {
-    // same MJCF, plain mj_step with Nereid's plugins (force terms; no added mass)
+    // same MJCF, plain mj_step with Nereid's plugins (force terms, thrusters; no added mass)
     SimulationOptions o;
     o.engine = Engine::kMuJoCo;
     Runner r{"bluerov2_heavy/stock_mj_step_plugins", Simulation::LoadFile(heavy, o), {}, {}, {}};
@@ -79,11 +152,66 @@ BenchReport RunBenchmarks(const BenchOptions& options) {
     runners.push_back(std::move(r));
   }
   {
-    // Nereid's engine: added mass in M, damping, C_A, buoyancy, current
+    // Nereid's engine, the same vehicle without its thruster actuators (and their MuJoCo
+    // site transmissions): the reference for the thrusters' full cost
+    SimulationOptions o;
+    o.edit = [](mjSpec* spec) {
+      while (mjsElement* a = mjs_firstElement(spec, mjOBJ_ACTUATOR)) mjs_delete(spec, a);
+      for (mjsElement* k = mjs_firstElement(spec, mjOBJ_KEY); k; k = mjs_nextElement(spec, k)) {
+        mjs_setDouble(mjs_asKey(k)->ctrl, nullptr, 0);
+      }
+    };
+    Runner r{"bluerov2_heavy/nereid_no_actuators", Simulation::LoadFile(heavy, o), {}, {}, {}};
+    r.current = CurrentField::Constant(Vec3(0.3, 0.1, 0));
+    r.step = [](Simulation& s) { s.TryStep(); };
+    runners.push_back(std::move(r));
+  }
+  {
+    // Nereid's engine: added mass in M, damping, C_A, buoyancy, current; thrusters off
+    Runner r{"bluerov2_heavy/nereid_no_thrusters", Simulation::LoadFile(heavy), {}, {}, {}};
+    r.sim->mutable_model()->opt.disableflags |= mjDSBL_ACTUATION;
+    r.current = CurrentField::Constant(Vec3(0.3, 0.1, 0));
+    r.step = [](Simulation& s) { s.TryStep(); };
+    runners.push_back(std::move(r));
+  }
+  {
+    // Nereid's engine with everything, the 8 T200 thrusters included
     Runner r{"bluerov2_heavy/nereid_full", Simulation::LoadFile(heavy), {}, {}, {}};
     r.current = CurrentField::Constant(Vec3(0.3, 0.1, 0));
     r.step = [](Simulation& s) { s.TryStep(); };
     runners.push_back(std::move(r));
+  }
+
+  // UK rigid connections against MuJoCo's welds (src/uk): chains of N BlueROVs joined by
+  // "uk:" welds, the same MJCF run both ways (RK4, 5 ms); the growth exponent of each is
+  // fitted in ToJson ("uk_chain_fit")
+  for (int n : {2, 4, 8, 16, 32}) {
+    for (ConstraintMethod method : {ConstraintMethod::kUK, ConstraintMethod::kMuJoCo}) {
+      SimulationOptions o;
+      o.constraints = method;
+      const std::string name = "uk_chain/" + std::to_string(n) + "/" +
+                               (method == ConstraintMethod::kUK ? "uk" : "weld");
+      Runner r{name, Simulation::LoadString(UKChainXml(n), o, name), {}, {}, {}};
+      r.step = [](Simulation& sim) { sim.TryStep(); };
+      runners.push_back(std::move(r));
+    }
+  }
+
+  // nereid.tether (plugins/tether): the Heavy on a 30 m, 50-segment lumped tether
+  // (models/bluerov2_heavy_tether), with the model's Euler step and with the RK4 of
+  // scenarios/heavy_tether_station.json; the cost per segment is reported in ToJson
+  const std::string tethered = (std::filesystem::path(options.model_dir) /
+                                "bluerov2_heavy_tether" / "bluerov2_heavy_tether.xml").string();
+  if (std::filesystem::exists(tethered)) {
+    for (bool rk4 : {false, true}) {
+      SimulationOptions o;
+      if (rk4) o.integrator = Integrator::kRK4;
+      Runner r{std::string("bluerov2_heavy_tether/nereid_full_50_segments") + (rk4 ? "_rk4" : ""),
+               Simulation::LoadFile(tethered, o), {}, {}, {}};
+      r.current = CurrentField::Constant(Vec3(0.5, 0, 0));
+      r.step = [](Simulation& sim) { sim.TryStep(); };
+      runners.push_back(std::move(r));
+    }
   }
 
   for (int sample = 0; sample < options.samples + 1; ++sample) {  // sample 0 warms up
@@ -119,6 +247,36 @@ BenchReport RunBenchmarks(const BenchOptions& options) {
     report.cases.push_back(c);
   }
   return report;
+}
+
+void RunRlBenchmarks(const BenchOptions& options, BenchReport* report) {
+  const std::string task = "BlueROV2StationKeeping-v0";
+  for (int batch : {1, 16, 256}) {
+    for (int threads : {1, 2}) {
+      rl::BatchEnv env(task, batch, threads, options.model_dir);
+      env.Reset(1);
+      std::vector<float> actions(static_cast<size_t>(batch * env.action_size()));
+      for (size_t i = 0; i < actions.size(); ++i) actions[i] = 0.3f * static_cast<float>(i % 7) / 7.f - 0.1f;
+      const long steps = std::max<long>(20, options.rl_env_steps / batch);
+      for (int k = 0; k < 10; ++k) env.Step(actions.data());  // warm up
+      // best of three runs: the figure least disturbed by the rest of the machine
+      double best = 0;
+      for (int run = 0; run < 3; ++run) {
+        const auto start = std::chrono::steady_clock::now();
+        for (long k = 0; k < steps; ++k) env.Step(actions.data());
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        best = std::max(best, static_cast<double>(steps * batch) / s);
+      }
+      BenchCase c;
+      c.name = "rl/" + task + "/batch" + std::to_string(batch) + "/threads" + std::to_string(threads);
+      c.env_steps_per_s = best;
+      c.ns_per_step = 1e9 / best;  // per environment step (4 physics steps each)
+      c.ns_min = c.ns_max = c.ns_per_step;
+      c.steps_per_sample = steps * batch;
+      c.samples = 3;
+      report->cases.push_back(c);
+    }
+  }
 }
 
 }  // namespace nereid

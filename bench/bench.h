@@ -16,6 +16,7 @@ struct BenchCase {
   double ns_min = 0, ns_max = 0;
   long steps_per_sample = 0;
   int samples = 0;
+  double env_steps_per_s = 0;  // RL cases: environment steps per second (all envs)
 };
 
 struct BenchOptions {
@@ -24,6 +25,9 @@ struct BenchOptions {
   // floor, so that no case pays for contacts the others do not have
   long steps_per_sample = 200;
   int samples = 75;
+  // RL environments: batch sizes x thread counts, about this many env steps each
+  bool rl = true;
+  long rl_env_steps = 40000;
 };
 
 struct BenchReport {
@@ -34,6 +38,9 @@ struct BenchReport {
 };
 
 BenchReport RunBenchmarks(const BenchOptions& options);
+// Env-steps per second of rl::BatchEnv (station keeping) for batch 1, 16, 256 at 1 and 2
+// threads, appended to `report` as cases "rl/<task>/batch<B>/threads<T>".
+void RunRlBenchmarks(const BenchOptions& options, BenchReport* report);
 
 }  // namespace nereid
 

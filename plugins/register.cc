@@ -6,6 +6,7 @@
 #include "buoyancy/buoyancy.h"
 #include "current/current.h"
 #include "hydrodynamics/hydrodynamics.h"
+#include "tether/tether.h"
 #include "thruster/thruster.h"
 
 mjPLUGIN_LIB_INIT(nereid_plugins) {
@@ -13,4 +14,5 @@ mjPLUGIN_LIB_INIT(nereid_plugins) {
   nereid::Hydrodynamics::RegisterPlugin();
   nereid::Buoyancy::RegisterPlugin();
   nereid::Thruster::RegisterPlugin();
+  nereid::Tether::RegisterPlugin();
 }

@@ -15,7 +15,8 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
 
 # 1. Debian packages
-apt_pkgs=(build-essential pkg-config libeigen3-dev nlohmann-json3-dev doctest-dev libglfw3-dev)
+apt_pkgs=(build-essential pkg-config libeigen3-dev nlohmann-json3-dev doctest-dev libglfw3-dev
+  zlib1g-dev xvfb xauth libgl1-mesa-dri)  # last line: nereid-view (PNG, headless test)
 command -v cmake >/dev/null 2>&1 || apt_pkgs+=(cmake)
 command -v python3 >/dev/null 2>&1 || apt_pkgs+=(python3 python3-pip)
 missing=()
@@ -36,10 +37,8 @@ fi
 PY="${PYTHON:-python3}"
 if [ -x .venv/bin/python ] && [ -z "${PYTHON:-}" ]; then PY=.venv/bin/python; fi
 pin="$(grep -E '^mujoco==' requirements.txt | head -n1 | cut -d= -f3)"
-have="$("$PY" -c 'import mujoco; print(mujoco.__version__)' 2>/dev/null || true)"
-if [ "$have" != "$pin" ]; then
-  say "pip install -r requirements.txt (mujoco $pin; found '${have:-none}')"
-  if ! "$PY" -m pip install -q --disable-pip-version-check -r requirements.txt 2>/tmp/nereid-pip.log; then
+pip_install() {  # pip install "$@", or into .venv where the system manages the interpreter
+  if ! "$PY" -m pip install -q --disable-pip-version-check "$@" 2>/tmp/nereid-pip.log; then
     if grep -q "externally-managed-environment" /tmp/nereid-pip.log; then
       say "system-managed Python: creating .venv"
       "$PY" -m venv .venv 2>/dev/null || {
@@ -48,14 +47,29 @@ if [ "$have" != "$pin" ]; then
         "$PY" -m venv .venv
       }
       PY=.venv/bin/python
-      "$PY" -m pip install -q --disable-pip-version-check -r requirements.txt
+      "$PY" -m pip install -q --disable-pip-version-check "$@"
     else
       cat /tmp/nereid-pip.log >&2
       exit 1
     fi
   fi
+}
+have="$("$PY" -c 'import mujoco, numpy, gymnasium, pytest, pybind11, scikit_build_core, matplotlib; print(mujoco.__version__)' 2>/dev/null || true)"
+if [ "$have" != "$pin" ]; then
+  say "pip install -r requirements.txt (mujoco $pin; found '${have:-incomplete}')"
+  pip_install -r requirements.txt
 else
-  say "mujoco $pin present"
+  say "Python packages present (mujoco $pin)"
+fi
+# RL extras (PPO smoke test, Ray); NEREID_SKIP_RL=1 skips them (their tests are then skipped)
+if [ "${NEREID_SKIP_RL:-0}" != "1" ]; then
+  if ! "$PY" -c 'import torch, stable_baselines3, ray' 2>/dev/null; then
+    say "pip install -r requirements-rl.txt"
+    pip_install "$(grep -E '^torch==' requirements-rl.txt)"
+    pip_install -r requirements-rl.txt
+  else
+    say "RL packages present"
+  fi
 fi
 
 # 3. configure + build (MuJoCo is found through this interpreter)

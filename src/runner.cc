@@ -12,7 +12,10 @@
 #include <nlohmann/json.hpp>
 
 #include "nereid/error.h"
+#include "nereid/kinematics.h"
+#include "nereid/path.h"
 #include "nereid/scenario.h"
+#include "nereid/vms.h"
 
 namespace nereid {
 namespace {
@@ -118,8 +121,15 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
   std::unique_ptr<Simulation> sim = Simulation::LoadFile(model_path, sim_options);
   const mjModel* m = sim->model();
   mjData* d = sim->data();
+  std::unique_ptr<PathFollower> follower;
+  std::unique_ptr<VmsController> vms;
+  int controlled_body = -1;
   if (scenario) {
     scenario->Apply(*sim);
+    follower = scenario->MakeController(*sim, &controlled_body);
+    if (scenario->vms_controller) {
+      vms = std::make_unique<VmsController>(*sim, *scenario->vms_controller, scenario->source);
+    }
   } else {
     sim->Reset(m->nkey > 0 ? 0 : -1);  // keyframe 0 (qpos, qvel, ctrl) when there is one
   }
@@ -155,6 +165,11 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
   const auto start = std::chrono::steady_clock::now();
   for (long k = 0; k < steps; ++k) {
     if (scenario) scenario->ApplyInputs(*sim, d->time);
+    if (follower) {
+      follower->Update(m, d, controlled_body, m->opt.timestep);
+      if (follower->done() && scenario->controller->stop_when_done) break;
+    }
+    if (vms) vms->Update(m->opt.timestep);
     std::string error;
     std::copy(d->qpos, d->qpos + m->nq, last_qpos.begin());
     std::copy(d->qvel, d->qvel + m->nv, last_qvel.begin());
@@ -206,6 +221,29 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
       {"energy", energy},
       {"trajectory", csv_path},
   };
+  if (follower) {
+    // the path, for plots, and how well it was followed
+    const std::string path_csv = (std::filesystem::path(options.out_dir) / "path.csv").string();
+    std::ofstream path_out(path_csv);
+    path_out.precision(17);
+    path_out << "x,y,z\n";
+    for (const Vec3& p : follower->path().points) path_out << p.x() << "," << p.y() << "," << p.z() << "\n";
+    const TrackingReport& t = follower->report();
+    summary["tracking"] = {{"body", scenario->controller->body},
+                           {"path_points", follower->path().points.size()},
+                           {"path_length_m", follower->path().Length()},
+                           {"completed", t.completed},
+                           {"completion_time_s", t.completed ? json(t.completion_time) : json(nullptr)},
+                           {"mse_position_m2", t.mse_position},
+                           {"mse_rotation_rad2", t.mse_rotation},
+                           {"path", path_csv}};
+  }
+  if (vms) {
+    // the vms controller's references, thruster wrenches and monitors (docs/vms.md)
+    const std::string vms_csv = (std::filesystem::path(options.out_dir) / "vms.csv").string();
+    vms->WriteLog(vms_csv);
+    summary["vms_log"] = vms_csv;
+  }
   const std::string summary_path = (std::filesystem::path(options.out_dir) / "summary.json").string();
   std::ofstream out(summary_path);
   if (!out) throw ConfigError(summary_path + ": cannot write");
@@ -214,6 +252,11 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
     *log << "wrote " << csv_path << " and " << summary_path << " (" << result.steps
          << " steps, " << result.sim_time << " s simulated in " << result.wall_time << " s)\n";
     if (result.diverged) *log << "error: " << result.error << "\n";
+    if (follower) {
+      const TrackingReport& t = follower->report();
+      *log << "path " << (t.completed ? "completed in " + std::to_string(t.completion_time) + " s" : "not completed")
+           << ", MSE position " << t.mse_position << " m^2, MSE rotation " << t.mse_rotation << " rad^2\n";
+    }
   }
   return result;
 }

@@ -11,6 +11,7 @@
 
 #include "nereid/error.h"
 #include "nereid/kinematics.h"
+#include "vms/vms_config.h"
 
 namespace nereid {
 namespace {
@@ -102,6 +103,85 @@ CurrentField ReadCurrent(const Reader& r, const json& j, const std::string& path
   return time ? CurrentField::TimeProfile(knots, values, p) : CurrentField::DepthProfile(knots, values, p);
 }
 
+Scenario::Controller ReadController(const Reader& r, const json& j, const std::string& path) {
+  r.Keys(j, path, {"type", "body", "gains", "path", "orientation", "acceptance_radius", "stop_when_done"});
+  Scenario::Controller c;
+  c.path_json = path;
+  if (!j.contains("type") || r.String(j["type"], path + "/type") != "cascaded_pid") {
+    r.Fail(path + "/type", "expected \"cascaded_pid\"", j.contains("type") ? &j["type"] : nullptr);
+  }
+  if (!j.contains("body")) r.Fail(path + "/body", "missing required key (the vehicle body)");
+  c.body = r.String(j["body"], path + "/body");
+  if (j.contains("gains")) {
+    const json& g = j["gains"];
+    const std::string p = path + "/gains";
+    r.Keys(g, p, {"position", "attitude", "velocity", "rate", "velocity_limit"});
+    auto pid = [&](const char* key, double* kp, double* ki, double* kd) {
+      if (!g.contains(key)) return;
+      std::vector<double> v = r.Numbers(g[key], p + "/" + key, 3);
+      for (size_t i = 0; i < 3; ++i) {
+        if (v[i] < 0) r.Fail(p + "/" + key + "/" + std::to_string(i), "gains must be >= 0", &g[key][i]);
+      }
+      *kp = v[0], *ki = v[1], *kd = v[2];
+    };
+    pid("position", &c.gains.position_p, &c.gains.position_i, &c.gains.position_d);
+    pid("attitude", &c.gains.attitude_p, &c.gains.attitude_i, &c.gains.attitude_d);
+    pid("velocity", &c.gains.velocity_p, &c.gains.velocity_i, &c.gains.velocity_d);
+    pid("rate", &c.gains.rate_p, &c.gains.rate_i, &c.gains.rate_d);
+    if (g.contains("velocity_limit")) {
+      std::vector<double> v = r.Numbers(g["velocity_limit"], p + "/velocity_limit", 6);
+      for (size_t i = 0; i < 6; ++i) {
+        if (!(v[i] > 0)) r.Fail(p + "/velocity_limit/" + std::to_string(i), "must be > 0", &g["velocity_limit"][i]);
+        c.gains.velocity_limit[static_cast<Eigen::Index>(i)] = v[i];
+      }
+    }
+  }
+  if (!j.contains("path")) r.Fail(path + "/path", "missing required key ({\"zigzag\": {...}} or {\"points\": [...]})");
+  const json& pj = j["path"];
+  const std::string pp = path + "/path";
+  r.Keys(pj, pp, {"zigzag", "points"});
+  if (pj.size() != 1) r.Fail(pp, "give exactly one of zigzag, points", &pj);
+  if (pj.contains("zigzag")) {
+    const json& z = pj["zigzag"];
+    const std::string zp = pp + "/zigzag";
+    r.Keys(z, zp, {"wall_offset", "y0", "z_top", "stroke_height", "stroke_spacing", "strokes", "point_spacing"});
+    ZigZagSpec spec;
+    if (z.contains("wall_offset")) spec.wall_offset = r.Number(z["wall_offset"], zp + "/wall_offset");
+    if (z.contains("y0")) spec.y0 = r.Number(z["y0"], zp + "/y0");
+    if (z.contains("z_top")) spec.z_top = r.Number(z["z_top"], zp + "/z_top");
+    if (z.contains("stroke_height")) spec.stroke_height = r.Positive(z["stroke_height"], zp + "/stroke_height");
+    if (z.contains("stroke_spacing")) spec.stroke_spacing = r.Positive(z["stroke_spacing"], zp + "/stroke_spacing");
+    if (z.contains("point_spacing")) spec.point_spacing = r.Positive(z["point_spacing"], zp + "/point_spacing");
+    if (z.contains("strokes")) {
+      if (!z["strokes"].is_number_integer() || z["strokes"].get<int>() < 1) {
+        r.Fail(zp + "/strokes", "expected an integer >= 1", &z["strokes"]);
+      }
+      spec.strokes = z["strokes"].get<int>();
+    }
+    c.path = ZigZagPath(spec);
+  } else {
+    const json& points = pj["points"];
+    if (!points.is_array() || points.empty()) r.Fail(pp + "/points", "expected a non-empty array of [x, y, z]", &points);
+    for (size_t i = 0; i < points.size(); ++i) {
+      c.path.points.push_back(r.Vector3(points[i], pp + "/points/" + std::to_string(i)));
+    }
+  }
+  if (j.contains("orientation")) {
+    std::vector<double> q = r.Numbers(j["orientation"], path + "/orientation", 4);
+    Eigen::Quaterniond o(q[0], q[1], q[2], q[3]);
+    if (o.norm() < 1e-9) r.Fail(path + "/orientation", "must not be zero", &j["orientation"]);
+    c.path.orientation = o.normalized();
+  }
+  if (j.contains("acceptance_radius")) {
+    c.acceptance_radius = r.Positive(j["acceptance_radius"], path + "/acceptance_radius");
+  }
+  if (j.contains("stop_when_done")) {
+    if (!j["stop_when_done"].is_boolean()) r.Fail(path + "/stop_when_done", "expected true or false", &j["stop_when_done"]);
+    c.stop_when_done = j["stop_when_done"].get<bool>();
+  }
+  return c;
+}
+
 }  // namespace
 
 Scenario Scenario::FromFile(const std::string& path) {
@@ -123,7 +203,8 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
     throw ConfigError(source + ": malformed JSON: " + e.what());
   }
   r.Keys(root, "", {"model", "duration", "dt", "integrator", "engine", "keyframe",
-                    "initial_state", "current", "controls", "wrenches", "description"});
+                    "initial_state", "current", "controls", "wrenches", "controller",
+                    "description"});
   Scenario s;
   s.source = source;
   if (!root.contains("model")) r.Fail("/model", "missing required key (path of an MJCF file)");
@@ -211,6 +292,12 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
                      [](const Control& a, const Control& b) { return a.time < b.time; });
   }
 
+  if (root.contains("controller") && IsVmsController(root["controller"])) {
+    s.vms_controller = ReadVmsController(root["controller"], source, "/controller");
+  } else if (root.contains("controller")) {
+    s.controller = ReadController(r, root["controller"], "/controller");
+  }
+
   if (root.contains("wrenches")) {
     const json& list = root["wrenches"];
     if (!list.is_array()) r.Fail("/wrenches", "expected an array", &list);
@@ -291,6 +378,21 @@ void Scenario::Apply(Simulation& sim) {
   }
   ApplyInputs(sim, d->time);
   sim.Forward();
+}
+
+std::unique_ptr<PathFollower> Scenario::MakeController(const Simulation& sim, int* body) const {
+  if (!controller) return nullptr;
+  Reader r(source);
+  const mjModel* m = sim.model();
+  const std::string& p = controller->path_json;
+  *body = mj_name2id(m, mjOBJ_BODY, controller->body.c_str());
+  if (*body <= 0) r.Fail(p + "/body", "no body named '" + controller->body + "' in " + sim.source());
+  if (FreeJointDof(m, *body) < 0) r.Fail(p + "/body", "body '" + controller->body + "' has no free joint");
+  CascadedPid pid(sim, *body, controller->gains);
+  if (pid.thrusters().actuators.empty()) {
+    r.Fail(p + "/body", "body '" + controller->body + "' has no nereid.thruster actuators to allocate to");
+  }
+  return std::make_unique<PathFollower>(controller->path, std::move(pid), controller->acceptance_radius);
 }
 
 void Scenario::ApplyInputs(Simulation& sim, double t) const {

@@ -11,6 +11,8 @@
 #include "nereid/error.h"
 #include "nereid/kinematics.h"
 #include "nereid/plugins.h"
+#include "nereid/tether.h"
+#include "uk/constraint_set.h"
 
 namespace nereid {
 namespace {
@@ -104,6 +106,13 @@ std::unique_ptr<Simulation> Load(const Parser& parse, const std::string& name,
   char error[1024] = "";
   mjSpec* spec = parse(error, sizeof(error));
   if (!spec) throw LoadError(name + ": " + error);
+  if (options.edit) options.edit(spec);
+  try {
+    ExpandTethers(spec);  // nereid.tether's segment bodies (include/nereid/tether.h)
+  } catch (const Error& e) {
+    mj_deleteSpec(spec);
+    throw ConfigError(name + ": " + e.what());
+  }
   auto fail = [&](mjModel* model) {
     std::string mujoco = mjs_getError(spec);
     std::string plugin = TakeLastPluginError();
@@ -194,13 +203,29 @@ Simulation::Simulation(mjModel* m, std::string source, const SimulationOptions& 
     throw ConfigError(source_ + ": could not make mjData" + (plugin.empty() ? "" : ": " + plugin));
   }
   if (options.engine == Engine::kNereid) FindAddedMass();
+  if (options.constraints == ConstraintMethod::kUK) {
+    try {
+      if (options.engine != Engine::kNereid) {
+        throw ConfigError(source_ + ": UK constraints need Nereid's stepper (engine 'nereid'), "
+                          "not plain mj_step");
+      }
+      uk_ = uk::ConstraintSet::Create(m_, d_, source_, options.uk);
+    } catch (...) {
+      mj_deleteData(d_);
+      mj_deleteModel(m_);
+      throw;
+    }
+  }
   for (const AddedMassBody& block : added_mass_) {
+    base_added_mass_.push_back(block.added_mass);
     const auto n = static_cast<Eigen::Index>(block.dofs.size());
     jacobians_.emplace_back(6, n);
+    mass_jacobians_.emplace_back(6, n);
     inertias_.emplace_back(n, n);
   }
   std::vector<int> currents = FindPluginInstances(m_, kCurrentPlugin);
   current_instance_ = currents.empty() ? -1 : currents.front();
+  hydrodynamics_instances_ = FindPluginInstances(m_, kHydrodynamicsPlugin);
   const int nq = static_cast<int>(m_->nq), nv = static_cast<int>(m_->nv),
             na = static_cast<int>(m_->na);
   const auto n = static_cast<size_t>(4 * (nq + nv + na) + 4 * (nv + na) + 2 * nv + na);
@@ -224,6 +249,19 @@ void Simulation::FindAddedMass() {
   }
 }
 
+void Simulation::ScaleHydrodynamics(double added_mass, double damping) {
+  if (!(added_mass > 0) || !(damping > 0)) {
+    throw ConfigError(source_ + ": hydrodynamic scale factors must be > 0 (got " +
+                      std::to_string(added_mass) + ", " + std::to_string(damping) + ")");
+  }
+  for (int instance : hydrodynamics_instances_) {
+    nereid::ScaleHydrodynamics(d_, instance, added_mass, damping);
+  }
+  for (size_t i = 0; i < added_mass_.size(); ++i) {
+    added_mass_[i].added_mass = added_mass * base_added_mass_[i];
+  }
+}
+
 void Simulation::AddInertia() {
   for (size_t i = 0; i < added_mass_.size(); ++i) {
     const AddedMassBody& block = added_mass_[i];
@@ -242,9 +280,11 @@ void Simulation::AddInertia() {
       continue;
     }
     Eigen::Matrix<double, 6, Eigen::Dynamic>& J = jacobians_[i];  // sized once: no allocation
+    Eigen::Matrix<double, 6, Eigen::Dynamic>& MJ = mass_jacobians_[i];
     Eigen::MatrixXd& K = inertias_[i];
     BodyJacobian(m_, d_, block.body, block.dofs, &J);
-    K.noalias() = J.transpose() * (block.added_mass * J);
+    MJ.noalias() = block.added_mass * J;
+    K.noalias() = J.transpose() * MJ;
     for (const AddedMassBody::Entry& e : block.entries) d_->M[e.index] += K(e.row, e.col);
   }
 }
@@ -259,6 +299,7 @@ void Simulation::ForwardNereid(bool skip_sensor) {
   if (!skip_sensor) mj_sensorPos(m_, d_);
   mj_energyPos(m_, d_);
   mj_forwardSkip(m_, d_, mjSTAGE_POS, skip_sensor);
+  if (uk_) uk_->Apply(m_, d_);  // UK connections: d->qacc <- constrained acceleration
 }
 
 void Simulation::Forward() {
@@ -280,6 +321,7 @@ void Simulation::StepNereid() {
     case Integrator::kRK4: RungeKutta4(); break;
     case Integrator::kImplicitFast: mj_implicit(m_, d_); break;
   }
+  if (uk_) uk_->Project(m_, d_);  // UK post-step projection (UKOptions::project)
 }
 
 // Classic RK4 with Nereid's forward dynamics (added mass in every stage), following
@@ -432,10 +474,19 @@ void Simulation::Reset(int key) {
   } else {
     mj_resetData(m_, d_);
   }
+  if (uk_) uk_->Reset(m_, d_);
   Forward();
 }
 
 CurrentField* Simulation::current() { return MutableCurrent(d_, m_, current_instance_); }
+
+void Simulation::SetCurrent(const Vec3& velocity) {
+  if (CurrentField* target = current()) {
+    target->SetConstant(velocity);
+  } else {
+    SetCurrent(CurrentField::Constant(velocity));  // explains the missing instance
+  }
+}
 
 void Simulation::SetCurrent(const CurrentField& field) {
   CurrentField* target = current();
@@ -446,6 +497,47 @@ void Simulation::SetCurrent(const CurrentField& field) {
                       "</plugin></extension>");
   }
   *target = field;
+}
+
+void Simulation::Connect(const std::string& name, bool capture) {
+  if (uk_) {
+    Forward();  // d->M (with added mass) at the current state
+    uk_->Connect(m_, d_, name, capture);
+    Forward();
+    return;
+  }
+  const int eq = mj_name2id(m_, mjOBJ_EQUALITY, name.c_str());
+  if (eq < 0) throw ConfigError(source_ + ": no equality constraint named '" + name + "'");
+  if (capture && m_->eq_type[eq] == mjEQ_WELD && m_->eq_objtype[eq] == mjOBJ_BODY) {
+    // relpose from the current poses; the point stays the anchor on body2
+    const int b1 = m_->eq_obj1id[eq], b2 = m_->eq_obj2id[eq];
+    mjtNum* data = m_->eq_data + mjNEQDATA * eq;
+    mjtNum point[3], offset[3], q1inv[4];
+    mju_mulMatVec3(point, d_->xmat + 9 * b2, data);
+    mju_addTo3(point, d_->xpos + 3 * b2);
+    mju_sub3(offset, point, d_->xpos + 3 * b1);
+    mju_mulMatTVec3(data + 3, d_->xmat + 9 * b1, offset);
+    mju_negQuat(q1inv, d_->xquat + 4 * b1);
+    mju_mulQuat(data + 6, q1inv, d_->xquat + 4 * b2);
+  }
+  d_->eq_active[eq] = 1;
+  Forward();
+}
+
+void Simulation::Release(const std::string& name) {
+  if (uk_) {
+    uk_->Release(name);
+  } else {
+    const int eq = mj_name2id(m_, mjOBJ_EQUALITY, name.c_str());
+    if (eq < 0) throw ConfigError(source_ + ": no equality constraint named '" + name + "'");
+    d_->eq_active[eq] = 0;
+  }
+  Forward();
+}
+
+std::vector<ConnectionReport> Simulation::ConnectionReports() const {
+  if (!uk_) return {};
+  return uk_->Reports(m_, d_);
 }
 
 double Simulation::KineticEnergy() const {

@@ -34,6 +34,9 @@ class CurrentField {
   static CurrentField DepthProfile(std::vector<double> depths, std::vector<Vec3> velocities,
                                    const std::string& where = "current depth_profile");
 
+  // Makes this a constant field in place (no allocation once it has held one value).
+  void SetConstant(const Vec3& velocity);
+
   CurrentSample Evaluate(double time, double z_world) const;
   Kind kind() const { return kind_; }
   bool is_zero() const;

@@ -69,6 +69,14 @@ ThrusterModel ThrusterModelFromModel(const mjModel* m, int instance);
 // Reads a nereid.current instance's <config>. Throws ConfigError.
 CurrentField CurrentFromModel(const mjModel* m, int instance);
 
+// Domain randomisation: multiplies the added mass and the damping of every
+// nereid.hydrodynamics instance in `d` by the given factors, relative to the model's
+// configuration. Nereid's engine also needs the new added mass: use
+// Simulation::ScaleHydrodynamics, which calls this.
+void ScaleHydrodynamics(const mjModel* m, mjData* d, double added_mass, double damping);
+// The same for one nereid.hydrodynamics instance (no allocation).
+void ScaleHydrodynamics(mjData* d, int instance, double added_mass, double damping);
+
 // Plugin instance ids whose plugin is `plugin_name`, in order.
 std::vector<int> FindPluginInstances(const mjModel* m, const char* plugin_name);
 // The instance's name in the model ("#<id>" if unnamed).

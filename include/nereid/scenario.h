@@ -6,12 +6,16 @@
 #ifndef NEREID_SCENARIO_H_
 #define NEREID_SCENARIO_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "nereid/current.h"
+#include "nereid/control.h"
+#include "nereid/path.h"
 #include "nereid/simulation.h"
+#include "nereid/vms.h"
 
 namespace nereid {
 
@@ -38,6 +42,14 @@ struct Scenario {
     bool body_frame = false;  // "frame": "body" (MuJoCo body frame) or "world"
   };
 
+  struct Controller {       // a cascaded PID following a path (docs/scenarios.md)
+    std::string body, path_json;  // path_json: JSON path, for errors
+    CascadedPidGains gains;       // default: seed 002 Table A.1
+    Path path;
+    double acceptance_radius = 0.1;  // m
+    bool stop_when_done = true;      // end the run when the last point is reached
+  };
+
   std::string source;   // the scenario file
   std::string model;    // the model file, resolved against the scenario's folder
   std::optional<double> duration, dt;
@@ -49,6 +61,8 @@ struct Scenario {
   std::vector<JointState> joints;
   std::vector<Control> controls;
   std::vector<Wrench> wrenches;
+  std::optional<Controller> controller;
+  std::optional<VmsControllerSpec> vms_controller;  // {"type": "vms"} (docs/vms.md)
 
   // Parses a scenario file / text. Throws ConfigError "<file>: <json path>: <rule> (got ...)".
   static Scenario FromFile(const std::string& path);
@@ -58,6 +72,9 @@ struct Scenario {
   // Sets the initial state (keyframe, then bodies and joints) and the current. Throws
   // ConfigError naming the JSON path of an unknown body, joint or actuator.
   void Apply(Simulation& sim);
+  // The scenario's path-following controller (nullptr if none), and its body. Throws
+  // ConfigError naming the JSON path of an unknown body or one without thrusters.
+  std::unique_ptr<PathFollower> MakeController(const Simulation& sim, int* body) const;
   // Sets ctrl and xfrc_applied for time t (call before each step).
   void ApplyInputs(Simulation& sim, double t) const;
 

@@ -8,6 +8,7 @@
 #ifndef NEREID_SIMULATION_H_
 #define NEREID_SIMULATION_H_
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,8 +19,11 @@
 
 #include "nereid/current.h"
 #include "nereid/frames.h"
+#include "nereid/uk.h"
 
 namespace nereid {
+
+namespace uk { class ConstraintSet; }
 
 enum class Integrator { kEuler, kRK4, kImplicitFast };
 enum class Engine {
@@ -37,6 +41,11 @@ struct SimulationOptions {
   Engine engine = Engine::kNereid;
   std::optional<Integrator> integrator;  // default: the model's (<option integrator>)
   std::optional<double> timestep;        // default: the model's (<option timestep>)
+  // Edits the parsed model before it is compiled (e.g. removes or merges elements).
+  std::function<void(mjSpec*)> edit;
+  // Who enforces the model's "uk:" welds (include/nereid/uk.h): MuJoCo (default) or UK.
+  ConstraintMethod constraints = ConstraintMethod::kMuJoCo;
+  UKOptions uk;
 };
 
 // The inertia Nereid adds for one body: M_A (MuJoCo body frame, about the body origin,
@@ -87,9 +96,25 @@ class Simulation final {
   CurrentField* current();
   // Replaces the current. Throws ConfigError if the model has no nereid.current instance.
   void SetCurrent(const CurrentField& field);
+  // A constant current (m/s, world), without allocating.
+  void SetCurrent(const Vec3& velocity);
+
+  // Domain randomisation: added mass and damping of every nereid.hydrodynamics body times
+  // the given factors (> 0), relative to the model; the engine's mass-matrix blocks follow.
+  void ScaleHydrodynamics(double added_mass, double damping);
 
   // Kinetic energy 1/2 qvel^T M qvel, with M including added mass (after Forward/Step).
   double KineticEnergy() const;
+
+  // UK rigid connections ("uk:" welds; include/nereid/uk.h). With kUK: Connect runs a
+  // forward pass, activates the connection (capture: at the current relative pose) and
+  // projects the velocities impulsively (momentum-conserving); Release frees it. With
+  // kMuJoCo they switch the MuJoCo weld (capture rewrites its relpose). Throw ConfigError
+  // for an unknown name. Reports: one per "uk:" weld (forces are UK's; empty for kMuJoCo).
+  void Connect(const std::string& name, bool capture = true);
+  void Release(const std::string& name);
+  std::vector<ConnectionReport> ConnectionReports() const;
+  ConstraintMethod constraints() const { return options_.constraints; }
 
  private:
   Simulation(mjModel* m, std::string source, const SimulationOptions& options);
@@ -107,12 +132,15 @@ class Simulation final {
   SimulationOptions options_;
   Integrator integrator_ = Integrator::kEuler;
   std::vector<AddedMassBody> added_mass_;
+  std::vector<Mat6> base_added_mass_;  // as configured, for ScaleHydrodynamics
   int current_instance_ = -1;
+  std::vector<int> hydrodynamics_instances_;
   double step_start_time_ = 0;  // for divergence messages (MuJoCo resets the time)
   std::vector<mjtNum> rk_buffer_;  // RK4 stage storage, allocated once
   // per added-mass body: J and J^T M_A J scratch, sized once
-  std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> jacobians_;
+  std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> jacobians_, mass_jacobians_;
   std::vector<Eigen::MatrixXd> inertias_;
+  std::unique_ptr<uk::ConstraintSet> uk_;  // kUK with "uk:" welds only
 };
 
 }  // namespace nereid

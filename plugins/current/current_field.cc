@@ -62,6 +62,13 @@ CurrentField CurrentField::DepthProfile(std::vector<double> depths, std::vector<
   return Profile(Kind::kDepth, std::move(depths), std::move(velocities), where);
 }
 
+void CurrentField::SetConstant(const Vec3& velocity) {
+  kind_ = Kind::kConstant;
+  knots_.clear();
+  values_.resize(1);
+  values_.front() = velocity;
+}
+
 CurrentSample CurrentField::Evaluate(double time, double z_world) const {
   CurrentSample s;
   switch (kind_) {

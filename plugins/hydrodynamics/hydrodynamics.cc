@@ -99,6 +99,7 @@ HydrodynamicsConfig HydrodynamicsConfig::FromModel(const mjModel* m, int instanc
 std::unique_ptr<Hydrodynamics> Hydrodynamics::Create(const mjModel* m, mjData*, int instance) {
   auto h = std::make_unique<Hydrodynamics>();
   h->config_ = HydrodynamicsConfig::FromModel(m, instance);
+  h->base_ = h->config_;
   h->engine_owned_ = EngineScope::active();
   if (h->config_.has_added_mass() && !h->engine_owned_) {
     if (h->config_.stock_fallback == StockFallback::kRefuse) {
@@ -174,6 +175,22 @@ void Hydrodynamics::Compute(const mjModel* m, mjData* d, int) noexcept {
 
   const Vec6 tau = last_damping_ + last_coriolis_;
   ApplyWrench(m, d, b, free_dof_, R * tau.head<3>(), R * tau.tail<3>(), p, d->qfrc_passive);
+}
+
+void Hydrodynamics::Scale(double added_mass, double damping) {
+  config_.added_mass = added_mass * base_.added_mass;
+  config_.linear_damping = damping * base_.linear_damping;
+  config_.quadratic_damping = damping * base_.quadratic_damping;
+}
+
+void ScaleHydrodynamics(mjData* d, int instance, double added_mass, double damping) {
+  if (Hydrodynamics* h = PluginObject<Hydrodynamics>(d, instance)) h->Scale(added_mass, damping);
+}
+
+void ScaleHydrodynamics(const mjModel* m, mjData* d, double added_mass, double damping) {
+  for (int instance : FindPluginInstances(m, kHydrodynamicsPlugin)) {
+    ScaleHydrodynamics(d, instance, added_mass, damping);
+  }
 }
 
 void Hydrodynamics::RegisterPlugin() { RegisterPassivePlugin<Hydrodynamics>(); }

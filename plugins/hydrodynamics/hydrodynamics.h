@@ -32,6 +32,9 @@ class Hydrodynamics final {
   void Reset() noexcept { last_damping_.setZero(); last_coriolis_.setZero(); }
 
   const HydrodynamicsConfig& config() const { return config_; }
+  // Domain randomisation: added mass and damping times the given factors (> 0), relative
+  // to the model's configuration.
+  void Scale(double added_mass, double damping);
   // whether M_A is in d->M (the mjData was made by Nereid's engine)
   bool added_mass_in_mass_matrix() const { return engine_owned_; }
   // last wrenches applied, body frame [force; moment] about the body origin (for overlays)
@@ -40,6 +43,7 @@ class Hydrodynamics final {
 
  private:
   HydrodynamicsConfig config_;
+  HydrodynamicsConfig base_;  // as configured in the model
   bool engine_owned_ = false;
   bool use_added_mass_ = false;
   int current_instance_ = -1;

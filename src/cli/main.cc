@@ -12,6 +12,7 @@
 #include <mujoco/mujoco.h>
 
 #include "bench.h"
+#include "cli/crosscheck.h"
 #include "cli/info.h"
 #include "nereid/error.h"
 #include "nereid/runner.h"
@@ -25,10 +26,14 @@ constexpr char kUsage[] =
     "             [--out DIR] [--record-every N]\n"
     "      Steps the model headless from keyframe 0 (or the scenario's initial state) and\n"
     "      writes DIR/trajectory.csv and DIR/summary.json (DIR defaults to results).\n"
-    "  nereid bench [--out FILE.json] [--models DIR] [--steps N] [--samples N]\n"
+    "  nereid bench [--out FILE.json] [--models DIR] [--steps N] [--samples N] [--no-rl]\n"
+    "               [--rl-steps N]\n"
     "      Median ns per step of Nereid's engine and plain mj_step on the same model.\n"
     "  nereid info MODEL.xml\n"
     "      Vehicles, marine plugins, thrusters and the thrust allocation matrix.\n"
+    "  nereid crosscheck SCENARIO.json [--out DIR] [--no-plots]\n"
+    "      Runs a multi-vehicle scenario with UK constraints, MuJoCo welds and as one merged\n"
+    "      body; writes DIR/report.json, CSVs and PNG plots (docs/crosscheck.md).\n"
     "  nereid version\n";
 
 struct Usage {
@@ -116,20 +121,39 @@ int Bench(const std::vector<std::string>& args, const char* argv0) {
       options.steps_per_sample = ParseLong(a, value());
     } else if (a == "--samples") {
       options.samples = static_cast<int>(ParseLong(a, value()));
+    } else if (a == "--no-rl") {
+      options.rl = false;
+    } else if (a == "--rl-steps") {
+      options.rl_env_steps = ParseLong(a, value());
     } else {
       throw Usage{"unknown bench option '" + a + "'"};
     }
   }
   if (options.steps_per_sample < 1 || options.samples < 1) throw Usage{"--steps and --samples must be >= 1"};
-  const nereid::BenchReport report = nereid::RunBenchmarks(options);
+  nereid::BenchReport report = nereid::RunBenchmarks(options);
+  if (options.rl) nereid::RunRlBenchmarks(options, &report);
   std::printf("MuJoCo %s; median of %d samples x %ld steps\n", report.mujoco_version.c_str(),
               options.samples, options.steps_per_sample);
   for (const nereid::BenchCase& c : report.cases) {
-    std::printf("  %-40s %10.1f ns/step  (min %.1f, max %.1f)\n", c.name.c_str(), c.ns_per_step,
-                c.ns_min, c.ns_max);
+    if (c.env_steps_per_s > 0) {
+      std::printf("  %-50s %10.0f env-steps/s\n", c.name.c_str(), c.env_steps_per_s);
+    } else {
+      std::printf("  %-50s %10.1f ns/step  (min %.1f, max %.1f)\n", c.name.c_str(), c.ns_per_step,
+                  c.ns_min, c.ns_max);
+    }
   }
-  std::printf("  ratio nereid_full / bare_mj_step: %.3f (target <= 1.25)\n",
-              report.Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/bare_mj_step"));
+  if (options.rl) {
+    const double one = report.Ratio("rl/BlueROV2StationKeeping-v0/batch256/threads2",
+                                    "rl/BlueROV2StationKeeping-v0/batch256/threads1");
+    std::printf("  RL parallel efficiency at batch 256 (2 threads): %.2f (target >= 0.85)\n",
+                one > 0 ? 1.0 / one / 2.0 : 0.0);
+  }
+  std::printf("  ratio nereid_no_thrusters / bare_mj_step: %.3f (marine physics; target <= 1.25)\n",
+              report.Ratio("bluerov2_heavy/nereid_no_thrusters", "bluerov2_heavy/bare_mj_step"));
+  std::printf("  ratio nereid_full / nereid_no_thrusters: %.3f (8 thrusters' actuation; target <= 1.10)\n",
+              report.Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_no_thrusters"));
+  std::printf("  ratio nereid_full / nereid_no_actuators: %.3f (8 thrusters with MuJoCo's site transmissions)\n",
+              report.Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_no_actuators"));
   if (!out.empty()) {
     std::ofstream f(out);
     if (!f) throw nereid::ConfigError(out + ": cannot write");
@@ -152,6 +176,7 @@ int main(int argc, char** argv) {
   try {
     if (command == "run") return Run(args);
     if (command == "bench") return Bench(args, argv[0]);
+    if (command == "crosscheck") return nereid::cli::Crosscheck(args);
     if (command == "info") {
       if (args.size() != 1) throw Usage{"info needs exactly one MODEL.xml"};
       return nereid::InfoCommand(args[0]);

@@ -1,0 +1,129 @@
+// Copyright Nereid authors.
+// Reinforcement-learning environments on Nereid's engine.
+//
+// A Task says what a vehicle should do (reset distribution with domain randomisation,
+// action mapping, observation, reward, termination); the explicit registry Tasks() lists
+// them. An Env steps one Simulation with one Task; a BatchEnv steps many over a thread
+// pool into flat buffers (observations, rewards, flags) that Python views without
+// copying. Results are bitwise identical whatever the thread count: each environment
+// owns its simulation and its random stream (seeded from the batch seed and its index).
+// A diverging state ends the episode with the `diverged` flag; nothing aborts.
+#ifndef NEREID_RL_H_
+#define NEREID_RL_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "nereid/simulation.h"
+
+namespace nereid::rl {
+
+class Task {
+ public:
+  virtual ~Task() = default;
+  virtual int observation_size() const = 0;
+  virtual int action_size() const = 0;
+  // Draws the episode (domain randomisation, initial state) from `rng`.
+  virtual void Reset(Simulation& sim, std::mt19937_64& rng) = 0;
+  // Applies an action (each component in [-1, 1]; clipped) as actuator commands.
+  virtual void ApplyAction(Simulation& sim, const float* action) = 0;
+  virtual void Observe(const Simulation& sim, float* observation) const = 0;
+  // Reward for the step that just ended under `action`.
+  virtual float Reward(const Simulation& sim, const float* action) = 0;
+  virtual bool Terminated(const Simulation& sim) const = 0;
+  // A scripted baseline policy's action for the current state (e.g. the cascaded PID).
+  virtual void ScriptedAction(Simulation& sim, float* action) = 0;
+};
+
+struct TaskSpec {
+  std::string id;           // e.g. "BlueROV2StationKeeping-v0"
+  std::string model;        // MJCF path relative to the models folder
+  std::string description;  // observation, action, reward, termination, randomisation
+  int frame_skip = 4;       // physics steps per environment step
+  int max_episode_steps = 500;
+  std::function<std::unique_ptr<Task>(const Simulation&)> make;
+};
+
+// The task registry (explicit, in src/rl/tasks.cc).
+const std::vector<TaskSpec>& Tasks();
+// Throws ConfigError listing the known ids if `id` is unknown.
+const TaskSpec& FindTask(const std::string& id);
+// The models folder: $NEREID_MODEL_DIR, else the source tree's or the install's.
+std::string DefaultModelDir();
+
+struct StepOutcome {
+  float reward = 0;
+  bool terminated = false, truncated = false, diverged = false;
+};
+
+class Env {
+ public:
+  Env(const TaskSpec& spec, const std::string& model_dir);
+  int observation_size() const { return task_->observation_size(); }
+  int action_size() const { return task_->action_size(); }
+  // Starts an episode from the env's random stream (reseeded when seed is given).
+  void Reset(float* observation, const uint64_t* seed = nullptr);
+  // frame_skip physics steps under `action`; writes the next observation.
+  StepOutcome Step(const float* action, float* observation);
+  void ScriptedAction(float* action) { task_->ScriptedAction(*sim_, action); }
+  Simulation& simulation() { return *sim_; }
+  const TaskSpec& spec() const { return spec_; }
+
+ private:
+  TaskSpec spec_;
+  std::unique_ptr<Simulation> sim_;
+  std::unique_ptr<Task> task_;
+  std::mt19937_64 rng_;
+  int steps_ = 0;
+};
+
+class BatchEnv {
+ public:
+  BatchEnv(const std::string& task_id, int num_envs, int num_threads = 1,
+           const std::string& model_dir = DefaultModelDir());
+  ~BatchEnv();
+  BatchEnv(const BatchEnv&) = delete;
+  BatchEnv& operator=(const BatchEnv&) = delete;
+
+  int num_envs() const { return static_cast<int>(envs_.size()); }
+  int num_threads() const { return num_threads_; }
+  int observation_size() const { return obs_size_; }
+  int action_size() const { return act_size_; }
+  const TaskSpec& spec() const { return envs_.front()->spec(); }
+
+  // Resets every environment; environment i draws from seed (seed, i).
+  void Reset(uint64_t seed);
+  // Steps every environment (actions: num_envs x action_size, row-major). An environment
+  // whose episode ends is reset in the same call: its row of observations() starts the
+  // next episode, and final_observations() keeps the last one of the ended episode.
+  void Step(const float* actions);
+  // The scripted baseline's actions for the current states (num_envs x action_size).
+  void ScriptedActions(float* actions);
+
+  float* observations() { return observations_.data(); }
+  float* final_observations() { return final_observations_.data(); }
+  float* rewards() { return rewards_.data(); }
+  uint8_t* terminated() { return terminated_.data(); }
+  uint8_t* truncated() { return truncated_.data(); }
+  uint8_t* diverged() { return diverged_.data(); }
+
+ private:
+  template <class F>
+  void ParallelFor(F&& per_env);  // per_env(i) for every environment, over the pool
+  void WorkerLoop(int worker);
+
+  std::vector<std::unique_ptr<Env>> envs_;
+  int obs_size_ = 0, act_size_ = 0, num_threads_ = 1;
+  std::vector<float> observations_, final_observations_, rewards_;
+  std::vector<uint8_t> terminated_, truncated_, diverged_;
+  struct Pool;
+  std::unique_ptr<Pool> pool_;
+};
+
+}  // namespace nereid::rl
+
+#endif  // NEREID_RL_H_

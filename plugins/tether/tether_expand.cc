@@ -1,0 +1,327 @@
+// Copyright Nereid authors.
+// ExpandTethers: the lumped tether's bodies generated from its compact spec, before compile.
+//
+// The spec is compiled once as it is, to read the instances' <config> (validated by
+// tether::Config::FromModel) and to place the anchor and the vehicle site in the world at
+// qpos0 and at each keyframe. The chain is then added under the anchor body (the world or a
+// named body), one capsule body per segment with a ball joint at its start (and a slide
+// joint along it when axial_stiffness > 0), laid out so that its far end is exactly at the
+// vehicle site; a `connect` equality closes it there. Keyframes that give a qpos get the
+// tether's joint values for their own vehicle pose.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nereid/error.h"
+#include "nereid/plugins.h"
+#include "nereid/tether.h"
+#include "tether/tether.h"
+
+namespace nereid {
+namespace {
+
+using Quat = Eigen::Quaterniond;
+
+struct ModelDeleter { void operator()(mjModel* m) const { mj_deleteModel(m); } };
+struct DataDeleter { void operator()(mjData* d) const { mj_deleteData(d); } };
+
+// MuJoCo's soft-constraint parameters of the connect at the vehicle: the stiffest time
+// constant MuJoCo accepts at the model's step (2 dt), critically damped, and an impedance
+// close to 1, so that the steady stretch of the joint under the tether's pull is small
+// (about (1 - d) tc^2 F / m_end; docs/tether.md).
+constexpr double kConnectImpedance[] = {0.99, 0.999, 0.001, 0.5, 2};
+
+Quat WorldQuat(const mjData* d, int body) {
+  return Quat(d->xquat[4 * body], d->xquat[4 * body + 1], d->xquat[4 * body + 2],
+              d->xquat[4 * body + 3]);
+}
+
+struct Layout {
+  std::vector<Quat> orientation;  // world orientation of each segment (x along it)
+};
+
+// Segments from the anchor a to the site b (or hanging down from a for a free end): a V
+// (even count) or a trapezoid (odd count) in the vertical plane through a and b, sagging
+// along gravity, whose end is exactly b. Throws if the tether is shorter than |b - a|.
+Layout LayOut(const tether::Config& c, const Vec3& a, const Vec3* b, const Vec3& down,
+              const std::string& where) {
+  const int n = c.segments;
+  const double l = c.segment_length();
+  std::vector<Vec3> directions;
+  if (!b) {
+    directions.assign(static_cast<size_t>(n), down);
+  } else {
+    const Vec3 ab = *b - a;
+    const double distance = ab.norm();
+    if (distance > c.length * (1 + 1e-9)) {
+      char buffer[128];
+      std::snprintf(buffer, sizeof(buffer), "key 'length' = '%g': shorter than the distance %g m",
+                    c.length, distance);
+      throw ConfigError(std::string(kTetherPlugin) + " instance '" + c.name + "': " + buffer +
+                        " from the anchor to site '" + c.site + "' " + where);
+    }
+    const Vec3 u = distance > 0 ? Vec3(ab / distance) : down;
+    Vec3 s = down - down.dot(u) * u;
+    if (s.norm() < 1e-9) {  // anchor straight above or below the site: sag along world x
+      s = Vec3::UnitX() - Vec3::UnitX().dot(u) * u;
+      if (s.norm() < 1e-9) s = Vec3::UnitY() - Vec3::UnitY().dot(u) * u;
+    }
+    s.normalize();
+    const int k = n / 2, middle = n % 2;
+    if (k == 0) {
+      directions.push_back(u);
+    } else {
+      const double cos_t = std::clamp((distance - middle * l) / (2 * k * l), -1.0, 1.0);
+      const double sin_t = std::sqrt(std::max(0.0, 1 - cos_t * cos_t));
+      for (int i = 0; i < k; ++i) directions.push_back(cos_t * u + sin_t * s);
+      if (middle) directions.push_back(u);
+      for (int i = 0; i < k; ++i) directions.push_back(cos_t * u - sin_t * s);
+    }
+  }
+  Layout layout;
+  for (const Vec3& t : directions) {
+    layout.orientation.push_back(Quat::FromTwoVectors(Vec3::UnitX(), t.normalized()));
+  }
+  return layout;
+}
+
+void SetString(mjString* s, const std::string& text) { mjs_setString(s, text.c_str()); }
+
+}  // namespace
+
+void ExpandTethers(mjSpec* spec) {
+  // cheap exit: no lumped-capable instance in the spec
+  bool any = false;
+  for (mjsElement* e = mjs_firstElement(spec, mjOBJ_PLUGIN); e; e = mjs_nextElement(spec, e)) {
+    const mjsPlugin* p = mjs_asPlugin(e);
+    if (p && std::string(mjs_getString(p->plugin_name)) == kTetherPlugin) any = true;
+  }
+  if (!any) return;
+
+  std::unique_ptr<mjModel, ModelDeleter> m0;
+  {
+    TetherExpansionScope expanding;
+    m0.reset(mj_compile(spec, nullptr));
+  }
+  if (!m0) return;  // the caller's compile reports the error
+  std::vector<tether::Config> configs;
+  for (int instance : FindPluginInstances(m0.get(), kTetherPlugin)) {
+    tether::Config c = tether::Config::FromModel(m0.get(), instance);
+    if (c.model != tether::Model::kLumped) continue;
+    if (mj_name2id(m0.get(), mjOBJ_BODY, (c.name + "_seg0").c_str()) >= 0) continue;  // done
+    configs.push_back(c);
+  }
+  if (configs.empty()) return;
+
+  // the anchor bodies and sites, looked up before nplugin changes (the name hash depends on it)
+  std::vector<int> anchor_ids, site_ids;
+  for (const tether::Config& c : configs) {
+    anchor_ids.push_back(c.anchor_body.empty() ? 0 : mj_name2id(m0.get(), mjOBJ_BODY, c.anchor_body.c_str()));
+    site_ids.push_back(c.site.empty() ? -1 : mj_name2id(m0.get(), mjOBJ_SITE, c.site.c_str()));
+  }
+  // kinematics of the unexpanded model (its plugins are not needed for that: an mjData
+  // made with nplugin = 0 skips their init; only mj_kinematics runs on it)
+  m0->nplugin = 0;
+  std::unique_ptr<mjData, DataDeleter> d0(mj_makeData(m0.get()));
+  if (!d0) throw ConfigError(std::string(kTetherPlugin) + ": could not lay out the tether");
+  const mjModel* m = m0.get();
+  mjData* d = d0.get();
+  Vec3 down(m->opt.gravity[0], m->opt.gravity[1], m->opt.gravity[2]);
+  down = down.norm() > 0 ? Vec3(down.normalized()) : Vec3(-Vec3::UnitZ());
+
+  // world pose of the anchor point and of the site in the current d
+  auto place = [&](size_t i, Vec3* anchor, Quat* anchor_quat, Vec3* site) {
+    const tether::Config& c = configs[i];
+    const int ab = anchor_ids[i];
+    *anchor_quat = WorldQuat(d, ab);
+    *anchor = Vec3(d->xpos[3 * ab], d->xpos[3 * ab + 1], d->xpos[3 * ab + 2]) +
+              *anchor_quat * c.anchor_point;
+    if (site_ids[i] >= 0) {
+      const int s = site_ids[i];
+      *site = Vec3(d->site_xpos[3 * s], d->site_xpos[3 * s + 1], d->site_xpos[3 * s + 2]);
+    }
+  };
+
+  mj_resetData(m, d);
+  mj_kinematics(m, d);
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const tether::Config& c = configs[i];
+    Vec3 anchor, site;
+    Quat anchor_quat;
+    place(i, &anchor, &anchor_quat, &site);
+    const Layout layout = LayOut(c, anchor, c.site.empty() ? nullptr : &site, down, "at qpos0");
+    const double l = c.segment_length();
+    const double area = 0.25 * M_PI * c.diameter * c.diameter;
+    const double mass = (c.mass_per_metre + c.added_mass_coefficient * c.fluid_density * area) * l;
+    const double transverse = mass * l * l / 12;
+    // a thin rod's own-axis inertia m r^2 / 2 is tiny and nothing twists a segment (all
+    // its forces act on its axis): floored at 1e-3 of the transverse one for conditioning
+    const double axial = std::max(0.5 * mass * 0.25 * c.diameter * c.diameter, 1e-3 * transverse);
+
+    mjsBody* parent = c.anchor_body.empty() ? mjs_findBody(spec, "world")
+                                            : mjs_findBody(spec, c.anchor_body.c_str());
+    if (!parent) {
+      throw ConfigError(std::string(kTetherPlugin) + " instance '" + c.name +
+                        "': key 'anchor_body' = '" + c.anchor_body + "': body not found in the spec");
+    }
+    Quat parent_quat = anchor_quat;
+    for (int k = 0; k < c.segments; ++k) {
+      mjsBody* body = mjs_addBody(parent, nullptr);
+      mjs_setName(body->element, (c.name + "_seg" + std::to_string(k)).c_str());
+      const Vec3 pos = k == 0 ? c.anchor_point : Vec3(l, 0, 0);
+      const Quat q = (parent_quat.conjugate() * layout.orientation[static_cast<size_t>(k)]).normalized();
+      for (int j = 0; j < 3; ++j) body->pos[j] = pos[j];
+      body->quat[0] = q.w(); body->quat[1] = q.x(); body->quat[2] = q.y(); body->quat[3] = q.z();
+      body->explicitinertial = 1;
+      body->mass = mass;
+      body->ipos[0] = 0.5 * l; body->ipos[1] = 0; body->ipos[2] = 0;
+      body->iquat[0] = 1; body->iquat[1] = body->iquat[2] = body->iquat[3] = 0;
+      body->inertia[0] = axial; body->inertia[1] = transverse; body->inertia[2] = transverse;
+      mjsJoint* ball = mjs_addJoint(body, nullptr);
+      ball->type = mjJNT_BALL;
+      ball->damping[0] = c.bending_damping;
+      mjs_setName(ball->element, (c.name + "_ball" + std::to_string(k)).c_str());
+      if (c.axial_stiffness > 0) {
+        mjsJoint* slide = mjs_addJoint(body, nullptr);
+        slide->type = mjJNT_SLIDE;
+        slide->axis[0] = 1; slide->axis[1] = 0; slide->axis[2] = 0;
+        slide->stiffness[0] = c.axial_stiffness / l;
+        mjs_setName(slide->element, (c.name + "_axial" + std::to_string(k)).c_str());
+      }
+      mjsGeom* geom = mjs_addGeom(body, nullptr);
+      geom->type = mjGEOM_CAPSULE;
+      geom->fromto[0] = 0; geom->fromto[1] = 0; geom->fromto[2] = 0;
+      geom->fromto[3] = l; geom->fromto[4] = 0; geom->fromto[5] = 0;
+      geom->size[0] = 0.5 * c.diameter;
+      geom->contype = 0;
+      geom->conaffinity = 0;
+      geom->group = 1;
+      geom->mass = 0;
+      geom->density = 0;
+      geom->rgba[0] = 0.95f; geom->rgba[1] = 0.75f; geom->rgba[2] = 0.1f; geom->rgba[3] = 1;
+      parent = body;
+      parent_quat = layout.orientation[static_cast<size_t>(k)];
+    }
+    mjsSite* end = mjs_addSite(parent, nullptr);
+    mjs_setName(end->element, (c.name + "_end").c_str());
+    end->pos[0] = l; end->pos[1] = 0; end->pos[2] = 0;
+    end->size[0] = 0.5 * c.diameter;
+    end->group = 2;
+    if (!c.site.empty()) {
+      mjsEquality* eq = mjs_addEquality(spec, nullptr);
+      mjs_setName(eq->element, (c.name + "_connect").c_str());
+      eq->type = mjEQ_CONNECT;
+      eq->objtype = mjOBJ_SITE;
+      SetString(eq->name1, c.name + "_end");
+      SetString(eq->name2, c.site);
+      eq->active = 1;
+      eq->solref[0] = 2 * m->opt.timestep;
+      eq->solref[1] = 1;
+      for (int j = 0; j < mjNIMP; ++j) eq->solimp[j] = kConnectImpedance[j];
+    }
+  }
+
+  // keyframes: the tether's joint values for each keyframe's own vehicle pose. The
+  // expanded model is compiled with the keyframes' qpos/qvel set aside, to learn where
+  // its joints are; old joints keep their order.
+  struct Saved { mjsKey* key; std::vector<double> qpos, qvel; };
+  std::vector<Saved> saved;
+  for (mjsElement* e = mjs_firstElement(spec, mjOBJ_KEY); e; e = mjs_nextElement(spec, e)) {
+    mjsKey* key = mjs_asKey(e);
+    int nq = 0, nv = 0;
+    const double* qpos = mjs_getDouble(key->qpos, &nq);
+    const double* qvel = mjs_getDouble(key->qvel, &nv);
+    Saved s{key, std::vector<double>(qpos, qpos + nq), std::vector<double>(qvel, qvel + nv)};
+    mjs_setDouble(key->qpos, nullptr, 0);
+    mjs_setDouble(key->qvel, nullptr, 0);
+    saved.push_back(std::move(s));
+  }
+  if (saved.empty()) return;
+  std::unique_ptr<mjModel, ModelDeleter> m1(mj_compile(spec, nullptr));
+  if (!m1) {  // restore; the caller's compile reports the error
+    for (Saved& s : saved) {
+      mjs_setDouble(s.key->qpos, s.qpos.data(), static_cast<int>(s.qpos.size()));
+      mjs_setDouble(s.key->qvel, s.qvel.data(), static_cast<int>(s.qvel.size()));
+    }
+    return;
+  }
+  // old joint j -> new joint: the new joints in order, skipping the tethers' own
+  std::vector<int> old_to_new;
+  std::vector<bool> is_tether(static_cast<size_t>(m1->njnt), false);
+  for (const tether::Config& c : configs) {
+    for (int k = 0; k < c.segments; ++k) {
+      const int b = mj_name2id(m1.get(), mjOBJ_BODY, (c.name + "_seg" + std::to_string(k)).c_str());
+      for (int j = 0; j < m1->body_jntnum[b]; ++j) {
+        is_tether[static_cast<size_t>(m1->body_jntadr[b] + j)] = true;
+      }
+    }
+  }
+  for (int j = 0; j < m1->njnt; ++j) {
+    if (!is_tether[static_cast<size_t>(j)]) old_to_new.push_back(j);
+  }
+  for (size_t index = 0; index < saved.size(); ++index) {
+    Saved& s = saved[index];
+    if (s.qpos.empty() && s.qvel.empty()) continue;
+    const std::string where =
+        "in keyframe " + std::to_string(index) +
+        (mjs_getString(mjs_getName(s.key->element))[0]
+             ? " '" + std::string(mjs_getString(mjs_getName(s.key->element))) + "'" : "");
+    std::vector<double> qpos(m1->qpos0, m1->qpos0 + m1->nq);
+    std::vector<double> qvel(static_cast<size_t>(m1->nv), 0.0);
+    if (s.qpos.size() == static_cast<size_t>(m->nq)) {
+      for (int j = 0; j < m->njnt; ++j) {
+        const int jn = old_to_new[static_cast<size_t>(j)];
+        const int n = m->jnt_type[j] == mjJNT_FREE ? 7 : m->jnt_type[j] == mjJNT_BALL ? 4 : 1;
+        for (int i = 0; i < n; ++i) {
+          qpos[static_cast<size_t>(m1->jnt_qposadr[jn] + i)] =
+              s.qpos[static_cast<size_t>(m->jnt_qposadr[j] + i)];
+        }
+      }
+      // lay the tethers out for this keyframe's vehicle pose
+      mju_copy(d->qpos, s.qpos.data(), static_cast<int>(m->nq));
+      mj_kinematics(m, d);
+      for (size_t i = 0; i < configs.size(); ++i) {
+        const tether::Config& c = configs[i];
+        Vec3 anchor, site;
+        Quat anchor_quat;
+        place(i, &anchor, &anchor_quat, &site);
+        const Layout layout = LayOut(c, anchor, c.site.empty() ? nullptr : &site, down, where);
+        Quat parent_quat = anchor_quat;
+        for (int k = 0; k < c.segments; ++k) {
+          const int b = mj_name2id(m1.get(), mjOBJ_BODY, (c.name + "_seg" + std::to_string(k)).c_str());
+          const Quat body_quat(m1->body_quat[4 * b], m1->body_quat[4 * b + 1],
+                               m1->body_quat[4 * b + 2], m1->body_quat[4 * b + 3]);
+          const Quat& world = layout.orientation[static_cast<size_t>(k)];
+          const Quat joint = ((parent_quat * body_quat).conjugate() * world).normalized();
+          const int adr = m1->jnt_qposadr[m1->body_jntadr[b]];
+          qpos[static_cast<size_t>(adr)] = joint.w();
+          qpos[static_cast<size_t>(adr + 1)] = joint.x();
+          qpos[static_cast<size_t>(adr + 2)] = joint.y();
+          qpos[static_cast<size_t>(adr + 3)] = joint.z();
+          parent_quat = world;
+        }
+      }
+    } else if (!s.qpos.empty()) {
+      throw ConfigError(where + ": qpos has " + std::to_string(s.qpos.size()) +
+                        " values, the model (before the tether is added) has " +
+                        std::to_string(m->nq));
+    }
+    if (s.qvel.size() == static_cast<size_t>(m->nv)) {
+      for (int j = 0; j < m->njnt; ++j) {
+        const int jn = old_to_new[static_cast<size_t>(j)];
+        const int n = m->jnt_type[j] == mjJNT_FREE ? 6 : m->jnt_type[j] == mjJNT_BALL ? 3 : 1;
+        for (int i = 0; i < n; ++i) {
+          qvel[static_cast<size_t>(m1->jnt_dofadr[jn] + i)] =
+              s.qvel[static_cast<size_t>(m->jnt_dofadr[j] + i)];
+        }
+      }
+    }
+    if (!s.qpos.empty()) mjs_setDouble(s.key->qpos, qpos.data(), static_cast<int>(m1->nq));
+    if (!s.qvel.empty()) mjs_setDouble(s.key->qvel, qvel.data(), static_cast<int>(m1->nv));
+  }
+}
+
+}  // namespace nereid

@@ -1,0 +1,30 @@
+"""Nereid: underwater-robotics simulation on MuJoCo, with Gymnasium environments.
+
+    import gymnasium as gym
+    import nereid  # registers the environments
+    env = gym.make("nereid/BlueROV2StationKeeping-v0")
+
+`nereid.tasks()` lists the tasks with their observation, action and reward documentation;
+`nereid.BatchEnv` is the C++ batch (zero-copy NumPy views); `nereid.make_vector_env` gives a
+Gymnasium vector environment backed by it.
+"""
+import os
+
+from ._nereid import BatchEnv, Error, tasks  # noqa: F401
+from ._nereid import default_model_dir as _compiled_model_dir
+
+
+def model_dir() -> str:
+    """The models folder: $NEREID_MODEL_DIR, the installed package's, or the source tree's."""
+    if os.environ.get("NEREID_MODEL_DIR"):
+        return os.environ["NEREID_MODEL_DIR"]
+    packaged = os.path.join(os.path.dirname(__file__), "models")
+    return packaged if os.path.isdir(packaged) else _compiled_model_dir()
+
+
+try:  # Gymnasium is optional for the bare batch API
+    from .envs import NereidEnv, NereidVectorEnv, make_vector_env, register_envs  # noqa: F401
+
+    register_envs()
+except ImportError:  # pragma: no cover - gymnasium not installed
+    pass

@@ -1,0 +1,120 @@
+"""Gymnasium environments on Nereid's C++ batch environments."""
+from typing import Any, Optional
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+from . import _nereid
+
+
+def _spaces(batch: "_nereid.BatchEnv"):
+    observation = gym.spaces.Box(-np.inf, np.inf, (batch.observation_size,), np.float32)
+    action = gym.spaces.Box(-1.0, 1.0, (batch.action_size,), np.float32)
+    return observation, action
+
+
+def _description(task: str) -> str:
+    for spec in _nereid.tasks():
+        if spec["id"] == task:
+            return spec["description"]
+    raise _nereid.Error(f"unknown task '{task}'")
+
+
+class NereidEnv(gym.Env):
+    """One environment: a C++ BatchEnv of size 1. See `nereid.tasks()` for the task's spaces,
+    reward and termination."""
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, task: str, model_dir: Optional[str] = None):
+        from . import model_dir as default_dir
+
+        self.task = task
+        self._batch = _nereid.BatchEnv(task, 1, 1, model_dir or default_dir())
+        self.observation_space, self.action_space = _spaces(self._batch)
+        self.spec_description = _description(task)
+        self._seeded = False
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        super().reset(seed=seed)
+        if seed is None:
+            seed = int(self.np_random.integers(0, 2**63 - 1))
+        self._batch.reset(int(seed))
+        return self._batch.observations[0].copy(), {}
+
+    def step(self, action):
+        a = np.asarray(action, dtype=np.float32).reshape(1, -1)
+        self._batch.step(a)
+        terminated = bool(self._batch.terminated[0])
+        truncated = bool(self._batch.truncated[0])
+        info: dict[str, Any] = {"diverged": bool(self._batch.diverged[0])}
+        # the batch has already started the next episode: return the ended one's last state
+        obs = (self._batch.final_observations if terminated or truncated else self._batch.observations)[0]
+        return obs.copy(), float(self._batch.rewards[0]), terminated, truncated, info
+
+    def scripted_action(self) -> np.ndarray:
+        """The task's scripted baseline (cascaded PID) for the current state."""
+        return self._batch.scripted_actions()[0]
+
+
+class NereidVectorEnv(VectorEnv):
+    """A Gymnasium vector environment stepped by the C++ batch over a thread pool.
+
+    Autoreset is SAME_STEP: an ended environment's row of the returned observations already
+    starts its next episode; info["final_obs"] holds its last observation (with the mask
+    info["_final_obs"]). Observations are NumPy views of the C++ buffers: copy them to keep them.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(self, task: str, num_envs: int, num_threads: int = 1, model_dir: Optional[str] = None):
+        from . import model_dir as default_dir
+
+        self.task = task
+        self._batch = _nereid.BatchEnv(task, num_envs, num_threads, model_dir or default_dir())
+        self.num_envs = num_envs
+        self.single_observation_space, self.single_action_space = _spaces(self._batch)
+        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, num_envs)
+        self.action_space = gym.vector.utils.batch_space(self.single_action_space, num_envs)
+        self._seed = 0
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        if seed is not None:
+            self._seed = int(seed)
+        self._batch.reset(self._seed)
+        self._seed += 1
+        return self._batch.observations, {}
+
+    def step(self, actions):
+        self._batch.step(np.asarray(actions, dtype=np.float32))
+        terminated = self._batch.terminated
+        truncated = self._batch.truncated
+        info: dict[str, Any] = {"diverged": self._batch.diverged}
+        ended = terminated | truncated
+        if ended.any():
+            info["final_obs"] = self._batch.final_observations.copy()
+            info["_final_obs"] = ended.copy()
+        return self._batch.observations, self._batch.rewards, terminated, truncated, info
+
+    def scripted_actions(self) -> np.ndarray:
+        return self._batch.scripted_actions()
+
+
+def make_vector_env(task: str, num_envs: int, num_threads: int = 1, **kwargs) -> NereidVectorEnv:
+    return NereidVectorEnv(task, num_envs, num_threads, **kwargs)
+
+
+def register_envs() -> None:
+    """Registers every task as "nereid/<id>" with Gymnasium (idempotent)."""
+    for spec in _nereid.tasks():
+        env_id = f"nereid/{spec['id']}"
+        if env_id in gym.registry:
+            continue
+        gym.register(
+            id=env_id,
+            entry_point="nereid.envs:NereidEnv",
+            kwargs={"task": spec["id"]},
+            max_episode_steps=None,  # the C++ task truncates at its own max_episode_steps
+            vector_entry_point="nereid.envs:NereidVectorEnv",
+        )

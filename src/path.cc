@@ -1,0 +1,94 @@
+// Copyright Nereid authors.
+#include "nereid/path.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "nereid/kinematics.h"
+
+namespace nereid {
+
+double Path::Length() const {
+  double length = 0;
+  for (size_t i = 1; i < points.size(); ++i) length += (points[i] - points[i - 1]).norm();
+  return length;
+}
+
+double Path::Distance(const Vec3& x) const {
+  if (points.size() == 1) return (x - points[0]).norm();
+  double best = std::numeric_limits<double>::infinity();
+  for (size_t i = 1; i < points.size(); ++i) {
+    const Vec3 a = points[i - 1], ab = points[i] - a;
+    const double t = ab.squaredNorm() > 0 ? std::clamp((x - a).dot(ab) / ab.squaredNorm(), 0.0, 1.0) : 0;
+    best = std::min(best, (x - (a + t * ab)).norm());
+  }
+  return best;
+}
+
+Path ZigZagPath(const ZigZagSpec& spec) {
+  // the continuous path as segments: strokes down/up joined by half circles at the ends,
+  // sampled every point_spacing along its length
+  Path path;
+  const double r = 0.5 * spec.stroke_spacing;
+  auto add = [&](const Vec3& p) { path.points.push_back(p); };
+  auto sample_line = [&](const Vec3& a, const Vec3& b) {
+    const int n = std::max(1, static_cast<int>(std::ceil((b - a).norm() / spec.point_spacing)));
+    for (int i = 1; i <= n; ++i) add(a + (b - a) * (static_cast<double>(i) / n));
+  };
+  auto sample_arc = [&](const Vec3& centre, double from, double to) {  // in the y-z plane
+    const int n = std::max(2, static_cast<int>(std::ceil(std::abs(to - from) * r / spec.point_spacing)));
+    for (int i = 1; i <= n; ++i) {
+      const double a = from + (to - from) * i / n;
+      add(centre + Vec3(0, r * std::cos(a), r * std::sin(a)));
+    }
+  };
+  const double bottom = spec.z_top - spec.stroke_height;
+  Vec3 p(spec.wall_offset, spec.y0, spec.z_top);
+  add(p);
+  for (int s = 0; s < spec.strokes; ++s) {
+    const bool down = s % 2 == 0;
+    const Vec3 end(spec.wall_offset, p.y(), down ? bottom : spec.z_top);
+    sample_line(p, end);
+    p = end;
+    if (s + 1 == spec.strokes) break;
+    // half circle to the next stroke: below the bottom when going down, above the top
+    const Vec3 centre(spec.wall_offset, p.y() + r, p.z());
+    if (down) {
+      sample_arc(centre, M_PI, 2 * M_PI);  // from the left end, under the centre
+    } else {
+      sample_arc(centre, M_PI, 0);         // from the left end, over the centre
+    }
+    p = path.points.back();
+  }
+  return path;
+}
+
+PathFollower::PathFollower(Path path, CascadedPid controller, double acceptance_radius)
+    : path_(std::move(path)), controller_(std::move(controller)), acceptance_radius_(acceptance_radius) {}
+
+void PathFollower::Update(const mjModel* m, mjData* d, int body, double dt) {
+  const Vec3 p = BodyPosition(d, body);
+  if (start_time_ < 0) start_time_ = d->time;
+  while (target_ + 1 < path_.points.size() && (path_.points[target_] - p).norm() < acceptance_radius_) {
+    ++target_;
+  }
+  if (!report_.completed) {
+    const double distance = path_.Distance(p);
+    const Eigen::AngleAxisd rotation(
+        Eigen::Quaterniond(BodyRotation(d, body).transpose() * path_.orientation.toRotationMatrix()));
+    sum_position_ += distance * distance;
+    sum_rotation_ += rotation.angle() * rotation.angle();
+    ++report_.samples;
+    report_.mse_position = sum_position_ / static_cast<double>(report_.samples);
+    report_.mse_rotation = sum_rotation_ / static_cast<double>(report_.samples);
+    if (target_ + 1 == path_.points.size() && (path_.points[target_] - p).norm() < acceptance_radius_) {
+      report_.completed = true;
+      report_.completion_time = d->time - start_time_;
+    }
+  }
+  controller_.Update(m, d, path_.points[target_], path_.orientation, dt);
+}
+
+}  // namespace nereid

@@ -1,0 +1,195 @@
+// Copyright Nereid authors.
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include "nereid/error.h"
+#include "nereid/rl.h"
+
+namespace nereid::rl {
+namespace {
+
+// splitmix64: decorrelated per-environment seeds from one batch seed
+uint64_t Mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+std::string DefaultModelDir() {
+  if (const char* env = std::getenv("NEREID_MODEL_DIR")) return env;
+  return NEREID_SOURCE_MODEL_DIR;
+}
+
+const TaskSpec& FindTask(const std::string& id) {
+  std::string known;
+  for (const TaskSpec& spec : Tasks()) {
+    if (spec.id == id) return spec;
+    known += (known.empty() ? "" : ", ") + spec.id;
+  }
+  throw ConfigError("unknown task '" + id + "'; known tasks: " + known);
+}
+
+Env::Env(const TaskSpec& spec, const std::string& model_dir) : spec_(spec) {
+  sim_ = Simulation::LoadFile((std::filesystem::path(model_dir) / spec.model).string());
+  task_ = spec.make(*sim_);
+}
+
+void Env::Reset(float* observation, const uint64_t* seed) {
+  if (seed) rng_.seed(*seed);
+  steps_ = 0;
+  task_->Reset(*sim_, rng_);
+  task_->Observe(*sim_, observation);
+}
+
+StepOutcome Env::Step(const float* action, float* observation) {
+  StepOutcome out;
+  task_->ApplyAction(*sim_, action);
+  for (int k = 0; k < spec_.frame_skip; ++k) {
+    if (!sim_->TryStep()) {  // no message: no allocation on the hot path
+      out.diverged = out.terminated = true;
+      break;
+    }
+  }
+  ++steps_;
+  if (!out.diverged) {  // reward first: a task may advance its reference there
+    out.reward = task_->Reward(*sim_, action);
+    out.terminated = task_->Terminated(*sim_);
+  }
+  task_->Observe(*sim_, observation);
+  out.truncated = !out.terminated && steps_ >= spec_.max_episode_steps;
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// a fixed pool of workers; each call hands every worker a static slice of environments,
+// so which thread steps which environment never changes results
+
+struct BatchEnv::Pool {
+  std::vector<std::thread> threads;
+  std::mutex mutex;
+  std::condition_variable start, done;
+  void (*work)(void* context, int worker) = nullptr;  // no std::function: no allocation
+  void* context = nullptr;
+  uint64_t generation = 0;
+  int pending = 0;
+  bool stop = false;
+};
+
+BatchEnv::BatchEnv(const std::string& task_id, int num_envs, int num_threads,
+                   const std::string& model_dir) {
+  if (num_envs < 1) throw ConfigError("num_envs must be >= 1, got " + std::to_string(num_envs));
+  if (num_threads < 1) throw ConfigError("num_threads must be >= 1, got " + std::to_string(num_threads));
+  const TaskSpec& spec = FindTask(task_id);
+  for (int i = 0; i < num_envs; ++i) envs_.push_back(std::make_unique<Env>(spec, model_dir));
+  obs_size_ = envs_.front()->observation_size();
+  act_size_ = envs_.front()->action_size();
+  const auto n = static_cast<size_t>(num_envs);
+  observations_.assign(n * static_cast<size_t>(obs_size_), 0.f);
+  final_observations_.assign(n * static_cast<size_t>(obs_size_), 0.f);
+  rewards_.assign(n, 0.f);
+  terminated_.assign(n, 0);
+  truncated_.assign(n, 0);
+  diverged_.assign(n, 0);
+  num_threads_ = std::min(num_threads, num_envs);
+  pool_ = std::make_unique<Pool>();
+  for (int w = 1; w < num_threads_; ++w) pool_->threads.emplace_back([this, w] { WorkerLoop(w); });
+}
+
+BatchEnv::~BatchEnv() {
+  {
+    std::lock_guard<std::mutex> lock(pool_->mutex);
+    pool_->stop = true;
+  }
+  pool_->start.notify_all();
+  for (std::thread& t : pool_->threads) t.join();
+}
+
+void BatchEnv::WorkerLoop(int worker) {
+  uint64_t seen = 0;
+  for (;;) {
+    void (*work)(void*, int) = nullptr;
+    void* context = nullptr;
+    {
+      std::unique_lock<std::mutex> lock(pool_->mutex);
+      pool_->start.wait(lock, [&] { return pool_->stop || pool_->generation != seen; });
+      if (pool_->stop) return;
+      seen = pool_->generation;
+      work = pool_->work;
+      context = pool_->context;
+    }
+    work(context, worker);
+    {
+      std::lock_guard<std::mutex> lock(pool_->mutex);
+      if (--pool_->pending == 0) pool_->done.notify_one();
+    }
+  }
+}
+
+template <class F>
+void BatchEnv::ParallelFor(F&& per_env) {
+  struct Slices {
+    F* per_env;
+    int n, workers;
+    static void Run(void* self, int worker) {
+      const Slices& s = *static_cast<Slices*>(self);
+      const int begin = s.n * worker / s.workers, end = s.n * (worker + 1) / s.workers;
+      for (int i = begin; i < end; ++i) (*s.per_env)(i);
+    }
+  } slices{&per_env, num_envs(), num_threads_};
+  if (num_threads_ == 1) {
+    Slices::Run(&slices, 0);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(pool_->mutex);
+    pool_->work = &Slices::Run;
+    pool_->context = &slices;
+    pool_->pending = num_threads_ - 1;
+    ++pool_->generation;
+  }
+  pool_->start.notify_all();
+  Slices::Run(&slices, 0);  // the calling thread takes the first slice
+  std::unique_lock<std::mutex> lock(pool_->mutex);
+  pool_->done.wait(lock, [&] { return pool_->pending == 0; });
+}
+
+void BatchEnv::Reset(uint64_t seed) {
+  ParallelFor([&](int i) {
+    const uint64_t s = Mix(seed ^ Mix(static_cast<uint64_t>(i)));
+    envs_[static_cast<size_t>(i)]->Reset(observations_.data() + static_cast<size_t>(i) * obs_size_, &s);
+    rewards_[static_cast<size_t>(i)] = 0;
+    terminated_[static_cast<size_t>(i)] = truncated_[static_cast<size_t>(i)] = diverged_[static_cast<size_t>(i)] = 0;
+  });
+}
+
+void BatchEnv::Step(const float* actions) {
+  ParallelFor([&](int i) {
+    const auto k = static_cast<size_t>(i);
+    float* obs = observations_.data() + k * static_cast<size_t>(obs_size_);
+    const StepOutcome out = envs_[k]->Step(actions + k * static_cast<size_t>(act_size_), obs);
+    rewards_[k] = out.reward;
+    terminated_[k] = out.terminated;
+    truncated_[k] = out.truncated;
+    diverged_[k] = out.diverged;
+    if (out.terminated || out.truncated) {
+      std::copy(obs, obs + obs_size_, final_observations_.data() + k * static_cast<size_t>(obs_size_));
+      envs_[k]->Reset(obs);
+    }
+  });
+}
+
+void BatchEnv::ScriptedActions(float* actions) {
+  ParallelFor([&](int i) {
+    envs_[static_cast<size_t>(i)]->ScriptedAction(actions + static_cast<size_t>(i) * act_size_);
+  });
+}
+
+}  // namespace nereid::rl

@@ -1,0 +1,228 @@
+// Copyright Nereid authors.
+// The task registry. Each task documents its spaces, reward, termination and
+// randomisation in its TaskSpec::description (also shown by the Python package).
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+
+#include "nereid/allocation.h"
+#include "nereid/control.h"
+#include "nereid/kinematics.h"
+#include "nereid/path.h"
+#include "nereid/rl.h"
+
+namespace nereid::rl {
+namespace {
+
+double Uniform(std::mt19937_64& rng, double lo, double hi) {
+  return std::uniform_real_distribution<double>(lo, hi)(rng);
+}
+
+// A vehicle flown through its thrusters: actions in [-1, 1] scale each thruster's
+// reachable forward (a > 0) or reverse (a < 0) thrust.
+class ThrusterVehicle {
+ public:
+  ThrusterVehicle(const Simulation& sim, const char* body_name)
+      : body_(mj_name2id(sim.model(), mjOBJ_BODY, body_name)),
+        thrusters_(FindThrusters(sim.model(), body_)),
+        pid_(sim, body_) {}
+
+  int body() const { return body_; }
+  int action_size() const { return static_cast<int>(thrusters_.actuators.size()); }
+
+  void Apply(Simulation& sim, const float* action) const {
+    for (int j = 0; j < action_size(); ++j) {
+      const double a = std::clamp(static_cast<double>(action[j]), -1.0, 1.0);
+      const double thrust = a >= 0 ? a * thrusters_.thrust_max[j] : -a * thrusters_.thrust_min[j];
+      sim.data()->ctrl[thrusters_.actuators[static_cast<size_t>(j)]] =
+          thrusters_.models[static_cast<size_t>(j)].CommandForThrust(thrust);
+    }
+  }
+
+  // body-frame pose error and velocity: [e_p, e_theta, nu] (12 numbers)
+  void State(const Simulation& sim, const Vec3& p_ref, float* out) const {
+    const mjData* d = sim.data();
+    const Vec6 e = PoseError(d, body_, p_ref, Eigen::Quaterniond::Identity());
+    const Mat3 R = BodyRotation(d, body_);
+    const int dof = FreeJointDof(sim.model(), body_);
+    const Vec3 v = R.transpose() * Vec3(d->qvel[dof], d->qvel[dof + 1], d->qvel[dof + 2]);
+    for (int i = 0; i < 6; ++i) out[i] = static_cast<float>(e[i]);
+    for (int i = 0; i < 3; ++i) out[6 + i] = static_cast<float>(v[i]);
+    for (int i = 0; i < 3; ++i) out[9 + i] = static_cast<float>(d->qvel[dof + 3 + i]);
+  }
+
+  // the cascaded PID's thrusts towards p_ref, as actions
+  void Scripted(Simulation& sim, const Vec3& p_ref, double dt, float* action) {
+    pid_.Update(sim.model(), sim.data(), p_ref, Eigen::Quaterniond::Identity(), dt);
+    for (int j = 0; j < action_size(); ++j) {
+      const double T = pid_.thrust()[j];
+      action[j] = static_cast<float>(T >= 0 ? T / thrusters_.thrust_max[j] : -T / thrusters_.thrust_min[j]);
+    }
+  }
+  void ResetController() { pid_.Reset(); }
+
+  // domain randomisation shared by the tasks
+  void Randomise(Simulation& sim, std::mt19937_64& rng, double max_current, double scale) const {
+    const double speed = Uniform(rng, 0, max_current), heading = Uniform(rng, -M_PI, M_PI);
+    sim.SetCurrent(Vec3(speed * std::cos(heading), speed * std::sin(heading), 0));
+    sim.ScaleHydrodynamics(Uniform(rng, 1 - scale, 1 + scale), Uniform(rng, 1 - scale, 1 + scale));
+  }
+
+  void Place(Simulation& sim, const Vec3& p, double yaw) const {
+    mjData* d = sim.data();
+    const int q = sim.model()->jnt_qposadr[sim.model()->body_jntadr[body_]];
+    for (int i = 0; i < 3; ++i) d->qpos[q + i] = p[i];
+    d->qpos[q + 3] = std::cos(yaw / 2);
+    d->qpos[q + 4] = d->qpos[q + 5] = 0;
+    d->qpos[q + 6] = std::sin(yaw / 2);
+  }
+
+ private:
+  int body_;
+  ThrusterSet thrusters_;
+  CascadedPid pid_;
+};
+
+float SquaredNorm(const float* x, int n) {
+  float s = 0;
+  for (int i = 0; i < n; ++i) s += x[i] * x[i];
+  return s;
+}
+
+// ---------- BlueROV2StationKeeping ----------
+class StationKeeping final : public Task {
+ public:
+  explicit StationKeeping(const Simulation& sim) : vehicle_(sim, "heavy") {}
+  int observation_size() const override { return 12; }
+  int action_size() const override { return vehicle_.action_size(); }
+
+  void Reset(Simulation& sim, std::mt19937_64& rng) override {
+    sim.Reset(0);
+    vehicle_.Randomise(sim, rng, 0.5, 0.2);
+    const Vec3 offset(Uniform(rng, -0.5, 0.5), Uniform(rng, -0.5, 0.5), Uniform(rng, -0.5, 0.5));
+    vehicle_.Place(sim, kTarget + offset, Uniform(rng, -0.5, 0.5));
+    vehicle_.ResetController();
+    sim.Forward();
+  }
+  void ApplyAction(Simulation& sim, const float* action) override { vehicle_.Apply(sim, action); }
+  void Observe(const Simulation& sim, float* obs) const override { vehicle_.State(sim, kTarget, obs); }
+  float Reward(const Simulation& sim, const float* action) override {
+    float s[12];
+    vehicle_.State(sim, kTarget, s);
+    return -(SquaredNorm(s, 3) + 0.3f * SquaredNorm(s + 3, 3) + 0.1f * SquaredNorm(s + 6, 6) +
+             0.01f * SquaredNorm(action, action_size()) / static_cast<float>(action_size()));
+  }
+  bool Terminated(const Simulation& sim) const override {
+    return (BodyPosition(sim.data(), vehicle_.body()) - kTarget).norm() > 3.0;
+  }
+  void ScriptedAction(Simulation& sim, float* action) override {
+    vehicle_.Scripted(sim, kTarget, 4 * sim.model()->opt.timestep, action);
+  }
+
+ private:
+  const Vec3 kTarget{0, 0, -2};
+  ThrusterVehicle vehicle_;
+};
+
+// ---------- RaybotQuayWall ----------
+class QuayWall final : public Task {
+ public:
+  explicit QuayWall(const Simulation& sim) : vehicle_(sim, "raybot") {
+    ZigZagSpec spec;
+    spec.strokes = 5;
+    spec.stroke_spacing = 1.0;
+    path_ = ZigZagPath(spec);
+  }
+  int observation_size() const override { return 16; }
+  int action_size() const override { return vehicle_.action_size(); }
+
+  void Reset(Simulation& sim, std::mt19937_64& rng) override {
+    sim.Reset(0);
+    vehicle_.Randomise(sim, rng, 0.2, 0.1);
+    const Vec3 offset(Uniform(rng, -0.1, 0.1), Uniform(rng, -0.1, 0.1), Uniform(rng, -0.1, 0.1));
+    vehicle_.Place(sim, path_.points.front() + offset, Uniform(rng, -0.1, 0.1));
+    vehicle_.ResetController();
+    target_ = 0;
+    reached_ = 0;
+    sim.Forward();
+    Advance(sim);
+  }
+  void ApplyAction(Simulation& sim, const float* action) override { vehicle_.Apply(sim, action); }
+  void Observe(const Simulation& sim, float* obs) const override {
+    vehicle_.State(sim, path_.points[target_], obs);
+    const size_t next = std::min(target_ + 1, path_.points.size() - 1);
+    const Vec3 ahead = BodyRotation(sim.data(), vehicle_.body()).transpose() *
+                       (path_.points[next] - path_.points[target_]);
+    for (int i = 0; i < 3; ++i) obs[12 + i] = static_cast<float>(ahead[i]);
+    obs[15] = static_cast<float>(target_) / static_cast<float>(path_.points.size() - 1);
+  }
+  float Reward(const Simulation& sim, const float* action) override {
+    const int before = reached_;
+    Advance(sim);
+    const Vec3 p = BodyPosition(sim.data(), vehicle_.body());
+    const double cross = path_.Distance(p);
+    float s[12];
+    vehicle_.State(sim, path_.points[target_], s);
+    return static_cast<float>(reached_ - before) - static_cast<float>(2 * cross * cross) -
+           0.1f * SquaredNorm(s + 3, 3) -
+           0.01f * SquaredNorm(action, action_size()) / static_cast<float>(action_size());
+  }
+  bool Terminated(const Simulation& sim) const override {
+    const Vec3 p = BodyPosition(sim.data(), vehicle_.body());
+    return path_.Distance(p) > 2.0 ||
+           (target_ + 1 == path_.points.size() && (path_.points.back() - p).norm() < kRadius);
+  }
+  void ScriptedAction(Simulation& sim, float* action) override {
+    Advance(sim);
+    vehicle_.Scripted(sim, path_.points[target_], 4 * sim.model()->opt.timestep, action);
+  }
+
+ private:
+  // the reference moves on once the vehicle is within kRadius of it
+  void Advance(const Simulation& sim) {
+    const Vec3 p = BodyPosition(sim.data(), vehicle_.body());
+    while (target_ + 1 < path_.points.size() && (path_.points[target_] - p).norm() < kRadius) {
+      ++target_;
+      ++reached_;
+    }
+  }
+  static constexpr double kRadius = 0.1;
+  ThrusterVehicle vehicle_;
+  Path path_;
+  size_t target_ = 0;
+  int reached_ = 0;
+};
+
+}  // namespace
+
+const std::vector<TaskSpec>& Tasks() {
+  static const std::vector<TaskSpec> tasks = {
+      {"BlueROV2StationKeeping-v0", "bluerov2_heavy/bluerov2_heavy.xml",
+       "Hold the BlueROV2 Heavy at (0, 0, -2) m, level, heading north, in a random current. "
+       "Observation (12): body-frame position error (3, m), attitude error as a rotation "
+       "vector (3, rad), body-frame linear (3, m/s) and angular (3, rad/s) velocity. Action "
+       "(8): thruster commands in [-1, 1], the fraction of each T200's reachable forward "
+       "(> 0) or reverse (< 0) thrust. Reward: -(|e_p|^2 + 0.3 |e_theta|^2 + 0.1 |nu|^2 + "
+       "0.01 mean(a^2)). Terminates when 3 m away or diverged; truncated after 500 steps of "
+       "20 ms (10 s). Randomised per episode: current 0-0.5 m/s in a random horizontal "
+       "direction, added mass and damping x U(0.8, 1.2), start offset U(-0.5, 0.5) m per "
+       "axis and yaw U(-0.5, 0.5) rad. Scripted baseline: the cascaded PID (seed 002 "
+       "Table A.1 gains) with allocation.",
+       4, 500, [](const Simulation& sim) { return std::make_unique<StationKeeping>(sim); }},
+      {"RaybotQuayWall-v0", "raybot/raybot.xml",
+       "Follow the Raybot quay-wall zig-zag (5 vertical strokes of 3 m, 1 m apart, points "
+       "every 0.1 m; docs/quay_wall.md). Observation (16): body-frame error to the current "
+       "path point (3, m), attitude error (3, rad), body velocity (6), body-frame step to "
+       "the next point (3, m), progress along the path in [0, 1] (1). Action (8): thruster "
+       "commands in [-1, 1] of the -28/+36 N range. Reward: +1 per path point reached, "
+       "-2 (cross-track distance)^2, -0.1 |e_theta|^2, -0.01 mean(a^2). Terminates at the "
+       "last point, 2 m off the path, or diverged; truncated after 6000 steps of 20 ms. "
+       "Randomised: current 0-0.2 m/s, added mass and damping x U(0.9, 1.1), start offset "
+       "U(-0.1, 0.1) m. Scripted baseline: the cascaded PID chasing the path points.",
+       4, 6000, [](const Simulation& sim) { return std::make_unique<QuayWall>(sim); }},
+  };
+  return tasks;
+}
+
+}  // namespace nereid::rl

@@ -1,0 +1,241 @@
+// Copyright Nereid authors.
+#include "vms/vms_config.h"
+
+#include <cmath>
+
+#include "nereid/error.h"
+
+namespace nereid {
+namespace {
+
+using nlohmann::json;
+
+class VmsReader {
+ public:
+  explicit VmsReader(const std::string& source) : source_(source) {}
+
+  [[noreturn]] void Fail(const std::string& path, const std::string& rule, const json* value = nullptr) const {
+    std::string message = source_ + ": " + path + ": " + rule;
+    if (value) message += " (got " + value->dump() + ")";
+    throw ConfigError(message);
+  }
+
+  void Keys(const json& object, const std::string& path, std::initializer_list<const char*> allowed) const {
+    if (!object.is_object()) Fail(path, "expected an object", &object);
+    for (auto it = object.begin(); it != object.end(); ++it) {
+      bool known = false;
+      for (const char* k : allowed) known = known || it.key() == k;
+      if (known) continue;
+      std::string list;
+      for (const char* k : allowed) list += std::string(list.empty() ? "" : ", ") + k;
+      Fail(path + "/" + it.key(), "unknown key; allowed: " + list);
+    }
+  }
+
+  const json& Required(const json& object, const std::string& path, const char* key) const {
+    if (!object.contains(key)) Fail(path + "/" + key, "missing required key");
+    return object[key];
+  }
+
+  double Number(const json& value, const std::string& path) const {
+    if (!value.is_number() || !std::isfinite(value.get<double>())) Fail(path, "expected a finite number", &value);
+    return value.get<double>();
+  }
+
+  double Number(const json& object, const std::string& path, const char* key, double fallback) const {
+    return object.contains(key) ? Number(object[key], path + "/" + key) : fallback;
+  }
+
+  std::string String(const json& value, const std::string& path) const {
+    if (!value.is_string()) Fail(path, "expected a string", &value);
+    return value.get<std::string>();
+  }
+
+  std::vector<double> Numbers(const json& value, const std::string& path, size_t n) const {
+    if (!value.is_array() || value.size() != n) {
+      Fail(path, "expected an array of " + std::to_string(n) + " numbers", &value);
+    }
+    std::vector<double> out;
+    for (size_t i = 0; i < n; ++i) out.push_back(Number(value[i], path + "/" + std::to_string(i)));
+    return out;
+  }
+
+  // a number (constant) or {"sine": {...}} / {"ramp": {...}} / {"linear": {...}}
+  Signal ReadSignal(const json& value, const std::string& path) const {
+    Signal s;
+    if (value.is_number()) {
+      s.value = Number(value, path);
+      return s;
+    }
+    Keys(value, path, {"sine", "ramp", "linear"});
+    if (value.size() != 1) Fail(path, "give a number or exactly one of sine, ramp, linear", &value);
+    if (value.contains("sine")) {
+      const json& j = value["sine"];
+      const std::string p = path + "/sine";
+      Keys(j, p, {"amplitude", "period", "phase", "offset", "start", "end", "outside"});
+      s.kind = Signal::Kind::kSine;
+      s.amplitude = Number(Required(j, p, "amplitude"), p + "/amplitude");
+      s.period = Number(Required(j, p, "period"), p + "/period");
+      if (!(s.period > 0)) Fail(p + "/period", "must be > 0 (s)", &j["period"]);
+      s.phase = Number(j, p, "phase", 0);
+      s.offset = Number(j, p, "offset", 0);
+      s.start = Number(j, p, "start", -Signal::kInf);
+      s.end = Number(j, p, "end", Signal::kInf);
+      s.value = Number(j, p, "outside", 0);
+      if (!(s.end > s.start)) Fail(p + "/end", "must be later than start", j.contains("end") ? &j["end"] : nullptr);
+    } else if (value.contains("ramp")) {
+      const json& j = value["ramp"];
+      const std::string p = path + "/ramp";
+      Keys(j, p, {"start", "end", "from", "to"});
+      s.kind = Signal::Kind::kRamp;
+      s.start = Number(Required(j, p, "start"), p + "/start");
+      s.end = Number(Required(j, p, "end"), p + "/end");
+      s.from = Number(j, p, "from", 0);
+      s.to = Number(Required(j, p, "to"), p + "/to");
+      if (!(s.end > s.start)) Fail(p + "/end", "must be later than start", &j["end"]);
+    } else {
+      const json& j = value["linear"];
+      const std::string p = path + "/linear";
+      Keys(j, p, {"offset", "rate"});
+      s.kind = Signal::Kind::kLinear;
+      s.offset = Number(j, p, "offset", 0);
+      s.rate = Number(Required(j, p, "rate"), p + "/rate");
+    }
+    return s;
+  }
+
+ private:
+  const std::string& source_;
+};
+
+VehiclePdSpec ReadVehicle(const VmsReader& r, const json& j, const std::string& path) {
+  r.Keys(j, path, {"body", "kp", "kd", "active", "origin", "reference"});
+  VehiclePdSpec v;
+  v.body = r.String(r.Required(j, path, "body"), path + "/body");
+  for (const char* key : {"kp", "kd"}) {
+    const std::vector<double> g = r.Numbers(r.Required(j, path, key), path + "/" + key, 6);
+    for (size_t i = 0; i < 6; ++i) {
+      if (g[i] < 0) r.Fail(path + "/" + key + "/" + std::to_string(i), "gains must be >= 0", &j[key][i]);
+      (std::string(key) == "kp" ? v.kp : v.kd)[static_cast<Eigen::Index>(i)] = g[i];
+    }
+  }
+  if (j.contains("active")) {
+    const json& a = j["active"];
+    if (!a.is_array() || a.size() != 6) r.Fail(path + "/active", "expected an array of 6 true/false", &a);
+    for (size_t i = 0; i < 6; ++i) {
+      if (!a[i].is_boolean()) r.Fail(path + "/active/" + std::to_string(i), "expected true or false", &a[i]);
+      v.active[i] = a[i].get<bool>();
+    }
+  }
+  if (j.contains("origin")) {
+    const std::vector<double> o = r.Numbers(j["origin"], path + "/origin", 3);
+    v.origin = Vec3(o[0], o[1], o[2]);
+  }
+  if (j.contains("reference")) {
+    const json& ref = j["reference"];
+    const std::string p = path + "/reference";
+    r.Keys(ref, p, {"x", "y", "z", "phi", "theta", "psi"});
+    const char* names[6] = {"x", "y", "z", "phi", "theta", "psi"};
+    for (size_t i = 0; i < 6; ++i) {
+      if (ref.contains(names[i])) v.reference[i] = r.ReadSignal(ref[names[i]], p + "/" + names[i]);
+    }
+  }
+  return v;
+}
+
+JointLoopSpec ReadJoint(const VmsReader& r, const json& j, const std::string& path) {
+  r.Keys(j, path, {"joint", "actuator", "mode", "gains", "reference"});
+  JointLoopSpec js;
+  js.path = path;
+  js.joint = r.String(r.Required(j, path, "joint"), path + "/joint");
+  js.actuator = r.String(r.Required(j, path, "actuator"), path + "/actuator");
+  if (j.contains("mode")) {
+    const std::string mode = r.String(j["mode"], path + "/mode");
+    if (mode == "pid") {
+      js.mode = JointLoopSpec::Mode::kPid;
+    } else if (mode == "computed_torque") {
+      js.mode = JointLoopSpec::Mode::kComputedTorque;
+    } else {
+      r.Fail(path + "/mode", "expected \"pid\" or \"computed_torque\"", &j["mode"]);
+    }
+  }
+  const bool pid = js.mode == JointLoopSpec::Mode::kPid;
+  const json& g = r.Required(j, path, "gains");
+  const std::vector<double> gains = r.Numbers(g, path + "/gains", pid ? 3 : 2);
+  for (size_t i = 0; i < gains.size(); ++i) {
+    if (gains[i] < 0) r.Fail(path + "/gains/" + std::to_string(i), "gains must be >= 0", &g[i]);
+  }
+  js.kp = gains[0];
+  if (pid) {
+    js.ki = gains[1];
+    js.kd = gains[2];
+  } else {
+    js.kd = gains[1];
+  }
+  if (j.contains("reference")) js.reference = r.ReadSignal(j["reference"], path + "/reference");
+  return js;
+}
+
+ArmIkSpec ReadIk(const VmsReader& r, const json& j, const std::string& path) {
+  r.Keys(j, path, {"joints", "link_lengths", "elbow", "target"});
+  ArmIkSpec ik;
+  ik.path = path;
+  const json& joints = r.Required(j, path, "joints");
+  if (!joints.is_array() || joints.size() != 3) r.Fail(path + "/joints", "expected 3 joint names (q1, q2, q3)", &joints);
+  for (size_t i = 0; i < 3; ++i) ik.joints[i] = r.String(joints[i], path + "/joints/" + std::to_string(i));
+  const std::vector<double> l = r.Numbers(r.Required(j, path, "link_lengths"), path + "/link_lengths", 2);
+  if (!(l[0] > 0) || !(l[1] > 0)) r.Fail(path + "/link_lengths", "lengths must be > 0 (m)", &j["link_lengths"]);
+  ik.l2 = l[0];
+  ik.l3 = l[1];
+  if (j.contains("elbow")) {
+    const json& e = j["elbow"];
+    if (!e.is_number_integer() || (e.get<int>() != 1 && e.get<int>() != -1)) {
+      r.Fail(path + "/elbow", "expected 1 or -1 (the sign of q3)", &e);
+    }
+    ik.elbow = e.get<int>();
+  }
+  const json& target = r.Required(j, path, "target");
+  r.Keys(target, path + "/target", {"x", "y", "z"});
+  const char* names[3] = {"x", "y", "z"};
+  for (size_t i = 0; i < 3; ++i) {
+    ik.target[i] = r.ReadSignal(r.Required(target, path + "/target", names[i]), path + "/target/" + names[i]);
+  }
+  return ik;
+}
+
+}  // namespace
+
+bool IsVmsController(const json& block) {
+  return block.is_object() && block.contains("type") && block["type"] == "vms";
+}
+
+VmsControllerSpec ReadVmsController(const json& block, const std::string& source, const std::string& path) {
+  VmsReader r(source);
+  r.Keys(block, path, {"type", "vehicle", "joints", "ik", "monitor", "description"});
+  VmsControllerSpec spec;
+  spec.path = path;
+  if (block.contains("vehicle")) spec.vehicle = ReadVehicle(r, block["vehicle"], path + "/vehicle");
+  if (block.contains("joints")) {
+    const json& list = block["joints"];
+    if (!list.is_array()) r.Fail(path + "/joints", "expected an array", &list);
+    for (size_t i = 0; i < list.size(); ++i) {
+      spec.joints.push_back(ReadJoint(r, list[i], path + "/joints/" + std::to_string(i)));
+    }
+  }
+  if (block.contains("ik")) {
+    const json& list = block["ik"];
+    if (!list.is_array()) r.Fail(path + "/ik", "expected an array", &list);
+    for (size_t i = 0; i < list.size(); ++i) spec.ik.push_back(ReadIk(r, list[i], path + "/ik/" + std::to_string(i)));
+  }
+  if (block.contains("monitor")) {
+    const json& list = block["monitor"];
+    if (!list.is_array()) r.Fail(path + "/monitor", "expected an array of body names", &list);
+    for (size_t i = 0; i < list.size(); ++i) {
+      spec.monitor.push_back(r.String(list[i], path + "/monitor/" + std::to_string(i)));
+    }
+  }
+  if (!spec.vehicle && spec.joints.empty()) r.Fail(path, "give a vehicle block, joints, or both");
+  return spec;
+}
+
+}  // namespace nereid

@@ -1,0 +1,140 @@
+// Copyright Nereid authors.
+// The RL environments: determinism across thread counts, no allocation per step,
+// divergence handling, the registry, and the scripted baselines against random actions.
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <random>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "nereid/error.h"
+#include "nereid/rl.h"
+
+// count every heap allocation in this test program
+namespace {
+std::atomic<long> g_allocations{0};
+}  // namespace
+void* operator new(std::size_t size) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(size ? size : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace nereid::rl {
+namespace {
+
+std::vector<float> RandomActions(std::mt19937& rng, int n) {
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> a(static_cast<size_t>(n));
+  for (float& x : a) x = u(rng);
+  return a;
+}
+
+TEST_SUITE("rl") {
+
+TEST_CASE("registry: the tasks are listed, an unknown id names the known ones") {
+  CHECK(Tasks().size() >= 2);
+  CHECK(FindTask("BlueROV2StationKeeping-v0").model == "bluerov2_heavy/bluerov2_heavy.xml");
+  CHECK_THROWS_WITH_AS(FindTask("Nope-v0"),
+                       doctest::Contains("unknown task 'Nope-v0'; known tasks: BlueROV2StationKeeping-v0"),
+                       ConfigError);
+  CHECK_THROWS_AS(BatchEnv("BlueROV2StationKeeping-v0", 0), ConfigError);
+}
+
+TEST_CASE("a batch is bitwise identical whatever the thread count") {
+  for (const TaskSpec& spec : Tasks()) {
+    CAPTURE(spec.id);
+    BatchEnv one(spec.id, 6, 1), two(spec.id, 6, 2);
+    one.Reset(42);
+    two.Reset(42);
+    std::mt19937 rng(7);
+    const size_t nobs = static_cast<size_t>(one.num_envs() * one.observation_size());
+    for (int k = 0; k < 150; ++k) {
+      const std::vector<float> a = RandomActions(rng, one.num_envs() * one.action_size());
+      one.Step(a.data());
+      two.Step(a.data());
+      REQUIRE(std::memcmp(one.observations(), two.observations(), nobs * sizeof(float)) == 0);
+      REQUIRE(std::memcmp(one.rewards(), two.rewards(), one.num_envs() * sizeof(float)) == 0);
+    }
+    // different seeds give different episodes
+    BatchEnv other(spec.id, 6, 1);
+    other.Reset(43);
+    one.Reset(42);
+    CHECK(std::memcmp(one.observations(), other.observations(), nobs * sizeof(float)) != 0);
+  }
+}
+
+TEST_CASE("no allocation per step") {
+  BatchEnv batch("BlueROV2StationKeeping-v0", 8, 2);
+  batch.Reset(1);
+  std::mt19937 rng(3);
+  const std::vector<float> a = RandomActions(rng, batch.num_envs() * batch.action_size());
+  batch.Step(a.data());  // warm up
+  const long before = g_allocations.load();
+  for (int k = 0; k < 600; ++k) batch.Step(a.data());  // episodes end and reset too
+  const long allocations = g_allocations.load() - before;
+  MESSAGE("allocations in 600 batch steps: " << allocations);
+  CHECK(allocations == 0);
+}
+
+TEST_CASE("a diverging state ends the episode with a flag, and the environment goes on") {
+  BatchEnv batch("BlueROV2StationKeeping-v0", 1, 1);
+  batch.Reset(5);
+  Env env(FindTask("BlueROV2StationKeeping-v0"), DefaultModelDir());
+  std::vector<float> obs(static_cast<size_t>(env.observation_size()));
+  const uint64_t seed = 5;
+  env.Reset(obs.data(), &seed);
+  env.simulation().data()->qvel[3] = std::nan("");
+  std::vector<float> action(static_cast<size_t>(env.action_size()), 0.f);
+  const StepOutcome out = env.Step(action.data(), obs.data());
+  CHECK(out.diverged);
+  CHECK(out.terminated);
+  env.Reset(obs.data());
+  for (float x : obs) CHECK(std::isfinite(x));
+  CHECK_FALSE(env.Step(action.data(), obs.data()).diverged);
+}
+
+TEST_CASE("scripted baselines beat random actions") {
+  for (const char* id : {"BlueROV2StationKeeping-v0", "RaybotQuayWall-v0"}) {
+    const std::string task = id;
+    CAPTURE(task);
+    const int episodes = 4, horizon = 300;
+    auto mean_return = [&](bool scripted) {
+      BatchEnv batch(id, episodes, 2);
+      batch.Reset(11);
+      std::vector<float> a(static_cast<size_t>(episodes * batch.action_size()));
+      std::mt19937 rng(13);
+      std::vector<double> returns(episodes, 0.0);
+      std::vector<bool> done(episodes, false);
+      for (int k = 0; k < horizon; ++k) {
+        if (scripted) {
+          batch.ScriptedActions(a.data());
+        } else {
+          a = RandomActions(rng, episodes * batch.action_size());
+        }
+        batch.Step(a.data());
+        for (int i = 0; i < episodes; ++i) {
+          if (done[static_cast<size_t>(i)]) continue;
+          returns[static_cast<size_t>(i)] += batch.rewards()[i];
+          if (batch.terminated()[i] || batch.truncated()[i]) done[static_cast<size_t>(i)] = true;
+        }
+      }
+      double sum = 0;
+      for (double r : returns) sum += r;
+      return sum / episodes;
+    };
+    const double scripted = mean_return(true), random = mean_return(false);
+    MESSAGE(task << ": mean return over " << horizon << " steps: scripted " << scripted << ", random " << random);
+    CHECK(scripted > random);
+  }
+}
+
+}  // TEST_SUITE
+}  // namespace
+}  // namespace nereid::rl

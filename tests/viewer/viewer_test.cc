@@ -1,0 +1,321 @@
+// Copyright Nereid authors.
+// Unit tests of nereid-view's logic that needs no OpenGL: key table, teleoperation,
+// depth and heading holds, overlays (drawn into an mjvScene without rendering), HUD,
+// and the command line.
+#include <GLFW/glfw3.h>
+
+#include <cmath>
+#include <set>
+#include <string>
+
+#include <doctest/doctest.h>
+
+#include "control.h"
+#include "hud.h"
+#include "keys.h"
+#include "nereid/simulation.h"
+#include "options.h"
+#include "overlays.h"
+#include "teleop.h"
+
+namespace nereid::viewer {
+namespace {
+
+const std::string kHeavy = std::string(NEREID_SOURCE_MODEL_DIR) + "/bluerov2_heavy/bluerov2_heavy.xml";
+
+int CountLines(const std::string& text) {
+  return text.empty() ? 0 : 1 + static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+}  // namespace
+
+TEST_SUITE("viewer_keys") {
+  TEST_CASE("every key is bound once, across actions, overlays and teleoperation") {
+    std::multiset<int> keys;
+    for (const KeyBinding& b : KeyBindings()) keys.insert(b.key);
+    for (const OverlayInfo& o : Overlays()) keys.insert(o.key);
+    for (const AxisKey& k : AxisKeys()) keys.insert(k.key);
+    for (int key : keys) CHECK_MESSAGE(keys.count(key) == 1, "key ", key, " is bound twice");
+  }
+
+  TEST_CASE("keys dispatch to their actions") {
+    CHECK(ActionForKey(GLFW_KEY_SPACE) == Action::kPause);
+    CHECK(ActionForKey(GLFW_KEY_BACKSPACE) == Action::kReset);
+    CHECK(ActionForKey(GLFW_KEY_Z) == Action::kDepthHold);
+    CHECK(ActionForKey(GLFW_KEY_1) == Action::kToggleOverlay);
+    CHECK(ActionForKey(GLFW_KEY_W) == Action::kNone);  // held, not pressed
+  }
+
+  TEST_CASE("the help lists every binding, overlay and teleoperation axis, in two aligned columns") {
+    std::string keys, descriptions;
+    HelpText(&keys, &descriptions);
+    const int expected = static_cast<int>(KeyBindings().size()) + kOverlayCount + kAxisCount;
+    CHECK(CountLines(keys) == expected);
+    CHECK(CountLines(descriptions) == expected);
+    CHECK(descriptions.find("buoyancy at the CB overlay") != std::string::npos);
+    CHECK(keys.find("W S") != std::string::npos);
+  }
+}
+
+TEST_SUITE("viewer_teleop") {
+  TEST_CASE("held keys give body-frame axes; opposite keys cancel") {
+    Axes axes = AxesFromKeys([](int key) { return key == GLFW_KEY_W || key == GLFW_KEY_A || key == GLFW_KEY_Q; });
+    CHECK(axes[kSurge] == 1);
+    CHECK(axes[kSway] == 1);  // A: to port, +y in FLU
+    CHECK(axes[kYaw] == 1);   // Q: turn left, +z
+    CHECK(axes[kHeave] == 0);
+    axes = AxesFromKeys([](int key) { return key == GLFW_KEY_R || key == GLFW_KEY_F; });
+    CHECK(axes.isZero());
+  }
+
+  TEST_CASE("gamepad axes: deadband, rescaling, stick y pointing down, triggers at rest") {
+    float state[GLFW_GAMEPAD_AXIS_LAST + 1] = {};
+    state[GLFW_GAMEPAD_AXIS_LEFT_TRIGGER] = -1;
+    state[GLFW_GAMEPAD_AXIS_RIGHT_TRIGGER] = -1;
+    state[GLFW_GAMEPAD_AXIS_LEFT_X] = 0.05f;  // inside the deadband
+    state[GLFW_GAMEPAD_AXIS_LEFT_Y] = -1;     // pushed up: forward
+    state[GLFW_GAMEPAD_AXIS_RIGHT_X] = 0.55f;  // half way past the deadband: turn right
+    Axes axes = AxesFromGamepad(state, 0.1);
+    CHECK(axes[kSurge] == doctest::Approx(1));
+    CHECK(axes[kSway] == 0);
+    CHECK(axes[kYaw] == doctest::Approx(-0.5));
+    CHECK(axes[kRoll] == 0);
+    state[GLFW_GAMEPAD_AXIS_RIGHT_TRIGGER] = 1;
+    CHECK(AxesFromGamepad(state, 0.1)[kRoll] == doctest::Approx(1));
+    CHECK(AxesFromGamepad(std::span<const float>(state, 2)).isZero());  // too few axes
+  }
+
+  TEST_CASE("the wrench scales axes to the limits and clamps combined inputs") {
+    Axes axes = Axes::Zero();
+    axes[kSurge] = 2;  // keys plus a gamepad
+    axes[kYaw] = -0.5;
+    const Vec6 w = BodyWrench(axes, TeleopLimits{40, 10});
+    CHECK(w[0] == 40);
+    CHECK(w[5] == -5);
+    CHECK(w.segment<4>(1).isZero());
+  }
+}
+
+TEST_SUITE("viewer_control") {
+  TEST_CASE("critical gains: kp = I w^2, kd = 2 I w; output clamped") {
+    const PdGains g = PdGains::Critical(30, 2, 50);
+    CHECK(g.kp == 120);
+    CHECK(g.kd == 120);
+    CHECK(PdOutput(g, 0.1, 0) == doctest::Approx(12));
+    CHECK(PdOutput(g, 0, 0.1) == doctest::Approx(-12));
+    CHECK(PdOutput(g, 10, 0) == 50);
+  }
+
+  TEST_CASE("heading of a rotation and wrapped differences") {
+    const double a = 0.3;
+    const double yaw[9] = {std::cos(a), -std::sin(a), 0, std::sin(a), std::cos(a), 0, 0, 0, 1};
+    CHECK(Heading(yaw) == doctest::Approx(a));
+    CHECK(AngleDifference(M_PI - 0.1, -M_PI + 0.1) == doctest::Approx(-0.2));
+    CHECK(AngleDifference(-M_PI + 0.1, M_PI - 0.1) == doctest::Approx(0.2));
+    CHECK(AngleDifference(M_PI, 0) == doctest::Approx(M_PI));
+  }
+
+  TEST_CASE("holds push back towards their setpoints and are silent when off") {
+    Hold depth, heading;
+    const PdGains g = PdGains::Critical(1, 1, 100);
+    HoldOutput out = HoldWrench(depth, g, heading, g, -2, 0, 0, 0);
+    CHECK(out.heave_force == 0);
+    CHECK(out.yaw_moment == 0);
+    depth.Engage(-2);
+    heading.Engage(3.1);
+    out = HoldWrench(depth, g, heading, g, -2.5, 0, -3.1, 0);  // too deep; heading across +-pi
+    CHECK(out.heave_force == doctest::Approx(0.5));
+    CHECK(out.yaw_moment == doctest::Approx(AngleDifference(3.1, -3.1)));
+    CHECK(out.yaw_moment < 0);  // the short way round
+    depth.Nudge(1, 0.5, 0.2);
+    CHECK(depth.setpoint == doctest::Approx(-1.9));
+  }
+}
+
+TEST_SUITE("viewer_overlays") {
+  TEST_CASE("overlay names, keys and colours are distinct; colours are pure 0/1 channels") {
+    std::set<std::string_view> names;
+    std::set<std::array<float, 4>> colours;
+    for (int i = 0; i < kOverlayCount; ++i) {
+      const OverlayInfo& o = Overlays()[i];
+      CHECK(static_cast<int>(o.overlay) == i);
+      names.insert(o.name);
+      colours.insert(o.rgba);
+      Overlay found;
+      CHECK(FindOverlay(o.name, &found));
+      CHECK(found == o.overlay);
+    }
+    CHECK(names.size() == kOverlayCount);
+    CHECK(colours.size() == kOverlayCount);
+    Overlay found;
+    CHECK_FALSE(FindOverlay("drag", &found));
+  }
+
+  TEST_CASE("arrows for the BlueROV2 Heavy: weight down at the CG, buoyancy up at the CB") {
+    auto sim = Simulation::LoadFile(kHeavy);
+    sim->Reset(0);
+    sim->Step();
+    const mjModel* m = sim->model();
+    mjvScene scn;
+    mjv_defaultScene(&scn);
+    mjv_makeScene(m, &scn, 100);
+    const ArrowScales scales = ArrowScales::ForModel(m);
+    CHECK(scales.restoring == doctest::Approx(0.5 * m->stat.extent / (11.5 * 9.81)));
+
+    OverlaySet set;
+    set.set(static_cast<size_t>(Overlay::kWeight));
+    set.set(static_cast<size_t>(Overlay::kBuoyancy));
+    AddOverlays(m, sim->data(), *sim, 1, set, scales, &scn);
+    REQUIRE(scn.ngeom == 2);
+    const mjvGeom& weight = scn.geoms[0];
+    const mjvGeom& buoyancy = scn.geoms[1];
+    CHECK(weight.type == mjGEOM_ARROW);
+    CHECK(weight.rgba[0] == 1);
+    CHECK(weight.rgba[1] == 0);
+    CHECK(weight.emission == 1);
+    // arrows point along their local z: down for the weight, up for the buoyancy
+    CHECK(weight.mat[8] == doctest::Approx(-1));
+    CHECK(buoyancy.mat[8] == doctest::Approx(1));
+    // lengths proportional to the forces: buoyancy 114.8 N, weight 112.8 N
+    CHECK(buoyancy.size[2] / weight.size[2] == doctest::Approx(1000 * 11.702e-3 / 11.5).epsilon(1e-3));
+    CHECK(weight.size[2] == doctest::Approx(0.5 * m->stat.extent).epsilon(1e-3));
+
+    // at rest in still water: no damping, no current, no tether, no equality
+    scn.ngeom = 0;
+    set.reset();
+    for (Overlay o : {Overlay::kDamping, Overlay::kCoriolis, Overlay::kCurrent, Overlay::kTether,
+                      Overlay::kConstraint}) {
+      set.set(static_cast<size_t>(o));
+    }
+    AddOverlays(m, sim->data(), *sim, 1, set, scales, &scn);
+    CHECK(scn.ngeom == 0);
+
+    // moving through a current: damping and current arrows appear
+    sim->SetCurrent(CurrentField::Constant({0, 0.5, 0}));
+    for (int i = 0; i < 50; ++i) sim->Step();
+    AddOverlays(m, sim->data(), *sim, 1, set, scales, &scn);
+    int damping = 0, current = 0;
+    for (int i = 0; i < scn.ngeom; ++i) {
+      damping += scn.geoms[i].rgba[1] == 0 && scn.geoms[i].rgba[2] == 1 && scn.geoms[i].rgba[0] == 1;
+      current += scn.geoms[i].rgba[2] == 0 && scn.geoms[i].rgba[0] == 1 && scn.geoms[i].rgba[1] == 1;
+    }
+    CHECK(damping >= 1);
+    CHECK(current == 1);
+
+    // a full scene is left alone
+    scn.ngeom = scn.maxgeom;
+    AddOverlays(m, sim->data(), *sim, 1, set, scales, &scn);
+    CHECK(scn.ngeom == scn.maxgeom);
+    mjv_freeScene(&scn);
+  }
+
+  TEST_CASE("thrust arrows follow actuator_force along the site's +z; equality forces appear") {
+    auto sim = Simulation::LoadString(R"(
+      <mujoco>
+        <option gravity="0 0 0"/>
+        <worldbody>
+          <body name="a" pos="0 0 0">
+            <freejoint/>
+            <geom type="box" size="0.1 0.1 0.1" mass="1"/>
+            <site name="s" zaxis="1 0 0"/>
+          </body>
+          <body name="b" pos="1 0 0">
+            <freejoint/>
+            <geom type="sphere" size="0.1" mass="1"/>
+          </body>
+        </worldbody>
+        <equality><connect body1="a" body2="b" anchor="0.5 0 0"/></equality>
+        <actuator><general site="s" gear="0 0 1 0 0 0"/></actuator>  <!-- along the site's +z -->
+      </mujoco>)");
+    mjData* d = sim->data();
+    d->ctrl[0] = 2;
+    sim->Step();
+    const mjModel* m = sim->model();
+    mjvScene scn;
+    mjv_defaultScene(&scn);
+    mjv_makeScene(m, &scn, 10);
+    OverlaySet set;
+    set.set(static_cast<size_t>(Overlay::kThrust));
+    ArrowScales scales;
+    AddOverlays(m, d, *sim, 1, set, scales, &scn);
+    REQUIRE(scn.ngeom == 1);
+    CHECK(scn.geoms[0].mat[2] == doctest::Approx(1));  // along world x, the site's +z
+    CHECK(scn.geoms[0].size[2] == doctest::Approx(scales.force * 2).epsilon(1e-3));
+
+    scn.ngeom = 0;
+    set.reset();
+    set.set(static_cast<size_t>(Overlay::kConstraint));
+    AddOverlays(m, d, *sim, 1, set, scales, &scn);
+    CHECK(scn.ngeom == 1);  // the connect pulls body a towards b
+    mjv_freeScene(&scn);
+  }
+}
+
+TEST_SUITE("viewer_hud") {
+  TEST_CASE("HUD lines: time, real time, depth, heading, speed, holds, thrusters") {
+    auto sim = Simulation::LoadFile(kHeavy);
+    sim->Reset(0);
+    sim->Forward();
+    HudStatus status;
+    status.realtime_factor = 0.98;
+    status.depth_hold = true;
+    status.camera = "follow";
+    std::string titles, values;
+    HudText(sim->model(), sim->data(), 1, status, &titles, &values);
+    CHECK(CountLines(titles) == CountLines(values));
+    CHECK(titles.find("depth") != std::string::npos);
+    CHECK(values.find("2.00 m") != std::string::npos);
+    CHECK(values.find("0.98x") != std::string::npos);
+    CHECK(values.find("0.0 deg") != std::string::npos);
+    CHECK(values.find("depth\n") != std::string::npos);
+    int site_actuators = 0;
+    for (int a = 0; a < sim->model()->nu; ++a) site_actuators += sim->model()->actuator_trntype[a] == mjTRN_SITE;
+    CHECK(CountLines(titles) == 7 + site_actuators);
+  }
+
+  TEST_CASE("plots roll: the oldest point goes once the line is full") {
+    Plots plots;
+    for (int i = 0; i < Plots::kPoints + 10; ++i) plots.Push(i, 2, 0.1);
+    CHECK(plots.depth()->linepnt[0] == Plots::kPoints);
+    CHECK(plots.depth()->linedata[0][0] == 10);
+    CHECK(plots.depth()->linedata[0][2 * Plots::kPoints - 2] == Plots::kPoints + 9);
+    plots.Clear();
+    CHECK(plots.speed()->linepnt[0] == 0);
+  }
+}
+
+TEST_SUITE("viewer_options") {
+  TEST_CASE("headless flags, overlays and sizes") {
+    const ViewerOptions o = ParseOptions({"m.xml", "--headless", "--frames", "5", "--overlay",
+                                          "weight", "--overlay", "buoyancy,current", "--width",
+                                          "320", "--height", "240", "--screenshot", "a.png"});
+    CHECK(o.input == "m.xml");
+    CHECK(o.headless);
+    CHECK(o.frames == 5);
+    CHECK(o.width == 320);
+    CHECK(o.overlays.count() == 3);
+    CHECK(o.overlays[static_cast<size_t>(Overlay::kCurrent)]);
+    CHECK(ParseOptions({"m.xml"}).overlays == ViewerOptions::DefaultOverlays());
+    CHECK(ParseOptions({"m.xml", "--overlay", "none"}).overlays.none());
+    CHECK(ParseOptions({"m.xml", "--overlay", "all"}).overlays.all());
+  }
+
+  TEST_CASE("mistakes are usage errors that name the flag") {
+    auto message = [](const std::vector<std::string>& args) {
+      try {
+        ParseOptions(args);
+      } catch (const Usage& u) {
+        return u.message;
+      }
+      return std::string();
+    };
+    CHECK(message({}).find("MODEL.xml") != std::string::npos);
+    CHECK(message({"m.xml", "--overlay", "drag"}).find("'drag'") != std::string::npos);
+    CHECK(message({"m.xml", "--frames", "0"}).find("--frames") != std::string::npos);
+    CHECK(message({"m.xml", "--screenshot", "a.png"}).find("needs --headless") != std::string::npos);
+    CHECK(message({"m.xml", "--camera", "orbit"}).find("--camera") != std::string::npos);
+    CHECK(message({"m.xml", "--bogus"}).find("--bogus") != std::string::npos);
+  }
+}
+
+}  // namespace nereid::viewer

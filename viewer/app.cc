@@ -1,0 +1,530 @@
+// Copyright Nereid authors.
+#include "app.h"
+
+#include <GLFW/glfw3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "keys.h"
+#include "nereid/allocation.h"
+#include "nereid/error.h"
+#include "nereid/kinematics.h"
+#include "recording.h"
+
+namespace nereid::viewer {
+namespace {
+
+constexpr double kHeadlessFrame = 1.0 / 60;  // simulated seconds per headless frame
+constexpr int kMaxGeom = 4000;
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string Timestamp() {
+  const std::time_t now = std::time(nullptr);
+  char buffer[32];
+  std::strftime(buffer, sizeof(buffer), "%Y%m%d-%H%M%S", std::localtime(&now));
+  return buffer;
+}
+
+std::string g_glfw_error;  // the last GLFW error, for the message when a window fails
+
+int FirstFreeBody(const mjModel* m) {
+  for (int j = 0; j < m->njnt; ++j) {
+    if (m->jnt_type[j] == mjJNT_FREE) return m->jnt_bodyid[j];
+  }
+  return -1;
+}
+
+App* Self(GLFWwindow* window) { return static_cast<App*>(glfwGetWindowUserPointer(window)); }
+
+}  // namespace
+
+App::App(const ViewerOptions& options)
+    : options_(options), overlays_(options.overlays), underwater_(options.underwater),
+      surface_(options.surface), speed_(options.speed) {
+  limits_ = {options.max_force, options.max_moment};
+  Load();
+  OpenWindow();
+}
+
+App::~App() {
+  if (!record_dir_.empty()) StartOrStopRecording();  // finish the video
+  if (window_) {
+    mjv_freeScene(&scn_);
+    mjr_freeContext(&con_);
+    glfwDestroyWindow(window_);
+  }
+  glfwTerminate();
+}
+
+// ---- loading ------------------------------------------------------------------------------
+
+void App::Load() {
+  // the same inputs, precedence and messages as `nereid run`
+  std::string model_path = options_.input;
+  if (EndsWith(options_.input, ".json")) {
+    scenario_ = Scenario::FromFile(options_.input);
+    model_path = scenario_->model;
+  } else if (!EndsWith(options_.input, ".xml") && !EndsWith(options_.input, ".mjcf")) {
+    throw ConfigError(options_.input + ": expected an MJCF model (.xml) or a scenario (.json)");
+  }
+  SimulationOptions sim_options;
+  if (scenario_) {
+    sim_options.engine = scenario_->engine.value_or(Engine::kNereid);
+    sim_options.integrator = scenario_->integrator;
+    sim_options.timestep = scenario_->dt;
+  }
+  sim_ = Simulation::LoadFile(model_path, sim_options);
+  const mjModel* m = sim_->model();
+
+  vehicle_ = FirstFreeBody(m);
+  if (!options_.body.empty()) {
+    vehicle_ = mj_name2id(m, mjOBJ_BODY, options_.body.c_str());
+    if (vehicle_ <= 0) throw ConfigError("--body: " + sim_->source() + " has no body '" + options_.body + "'");
+  }
+  if (vehicle_ >= 0) thrusters_ = FindThrusters(m, vehicle_);
+  if (vehicle_ >= 0) {
+    // PD gains from the vehicle's inertia, added mass included: omega = 1 rad/s
+    double heave = m->body_subtreemass[vehicle_], yaw = m->body_inertia[3 * vehicle_ + 2];
+    for (const AddedMassBody& a : sim_->added_mass_bodies()) {
+      if (a.body == vehicle_) {
+        heave += a.added_mass(2, 2);
+        yaw += a.added_mass(5, 5);
+      }
+    }
+    depth_gains_ = PdGains::Critical(heave, 1.0, limits_.force);
+    heading_gains_ = PdGains::Critical(yaw, 1.0, limits_.moment);
+  }
+  SetWaterFog(sim_->mutable_model());
+  scales_ = ArrowScales::ForModel(m);
+  Reset();
+}
+
+void App::Reset() {
+  if (scenario_) {
+    scenario_->Apply(*sim_);
+  } else {
+    sim_->Reset(sim_->model()->nkey > 0 ? 0 : -1);
+  }
+  depth_hold_.on = heading_hold_.on = false;
+  diverged_ = false;
+  sim_target_ = sim_->data()->time;
+  plots_.Clear();
+}
+
+// ---- window and camera -------------------------------------------------------------------
+
+void App::OpenWindow() {
+  glfwSetErrorCallback(+[](int, const char* description) { g_glfw_error = description; });
+  if (!glfwInit()) {
+    throw Error("cannot initialise GLFW (" + g_glfw_error +
+                "); a display is needed: set DISPLAY, or run under xvfb-run -a");
+  }
+  glfwWindowHint(GLFW_SAMPLES, 4);
+  glfwWindowHint(GLFW_VISIBLE, options_.headless ? GLFW_FALSE : GLFW_TRUE);
+  const std::string title = "nereid-view: " + sim_->source();
+  window_ = glfwCreateWindow(options_.width, options_.height, title.c_str(), nullptr, nullptr);
+  if (!window_) throw Error("cannot open an OpenGL window (" + g_glfw_error + ")");
+  glfwMakeContextCurrent(window_);
+  glfwSwapInterval(1);
+
+  mjModel* m = sim_->mutable_model();
+  // the offscreen buffer (headless rendering, screenshots) must hold the whole image
+  m->vis.global.offwidth = std::max(m->vis.global.offwidth, options_.width);
+  m->vis.global.offheight = std::max(m->vis.global.offheight, options_.height);
+  mjv_defaultCamera(&cam_);
+  mjv_defaultOption(&opt_);
+  mjv_defaultScene(&scn_);
+  mjr_defaultContext(&con_);
+  mjv_makeScene(m, &scn_, kMaxGeom);
+  mjr_makeContext(m, &con_, options_.headless ? mjFONTSCALE_100 : mjFONTSCALE_150);
+  if (options_.headless) mjr_setBuffer(mjFB_OFFSCREEN, &con_);
+
+  CameraMode mode = vehicle_ >= 0 ? CameraMode::kFollow : CameraMode::kFree;
+  if (options_.camera == "free") mode = CameraMode::kFree;
+  if (options_.camera == "fixed") mode = CameraMode::kFixed;
+  SetCamera(mode);
+
+  glfwSetWindowUserPointer(window_, this);
+  glfwSetKeyCallback(window_, KeyCallback);
+  glfwSetMouseButtonCallback(window_, MouseButtonCallback);
+  glfwSetCursorPosCallback(window_, CursorCallback);
+  glfwSetScrollCallback(window_, ScrollCallback);
+}
+
+void App::SetCamera(CameraMode mode) {
+  const mjModel* m = sim_->model();
+  if (mode == CameraMode::kFixed && m->ncam == 0) {
+    message_ = "the model has no cameras: free camera";
+    mode = CameraMode::kFree;
+  }
+  if (mode == CameraMode::kFollow && vehicle_ < 0) mode = CameraMode::kFree;
+  camera_mode_ = mode;
+  switch (mode) {
+    case CameraMode::kFollow:
+      cam_.type = mjCAMERA_TRACKING;
+      cam_.trackbodyid = vehicle_;
+      cam_.distance = 1.5 * m->stat.extent;
+      cam_.azimuth = 150;
+      cam_.elevation = -15;
+      break;
+    case CameraMode::kFree:
+      mjv_defaultFreeCamera(m, &cam_);
+      break;
+    case CameraMode::kFixed:
+      cam_.type = mjCAMERA_FIXED;
+      cam_.fixedcamid = static_cast<int>(fixed_camera_ % m->ncam);
+      break;
+  }
+}
+
+// ---- stepping -----------------------------------------------------------------------------
+
+void App::ApplyInputs() {
+  mjData* d = sim_->data();
+  if (vehicle_ >= 0) mju_zero(d->xfrc_applied + 6 * vehicle_, 6);
+  if (scenario_) scenario_->ApplyInputs(*sim_, d->time);
+  if (vehicle_ < 0) return;
+
+  // a hold turns its axis into a setpoint rate: 0.5 m/s and 0.5 rad/s at full deflection
+  const double dt = sim_->model()->opt.timestep;
+  Axes axes = axes_;
+  if (depth_hold_.on) {
+    depth_hold_.Nudge(axes[kHeave], 0.5, dt);
+    axes[kHeave] = 0;
+  }
+  if (heading_hold_.on) {
+    heading_hold_.Nudge(axes[kYaw], 0.5, dt);
+    axes[kYaw] = 0;
+  }
+  const Vec6 body = BodyWrench(axes, limits_);
+  const Mat3 R = BodyRotation(d, vehicle_);
+  const Vec6 nu = BodyVelocity(sim_->model(), d, vehicle_);
+  const HoldOutput hold =
+      HoldWrench(depth_hold_, depth_gains_, heading_hold_, heading_gains_, d->xpos[3 * vehicle_ + 2],
+                 (R * nu.head<3>()).z(), Heading(d->xmat + 9 * vehicle_), (R * nu.tail<3>()).z());
+  const Vec3 force = R * body.head<3>() + Vec3(0, 0, hold.heave_force);
+  const Vec3 moment = R * body.tail<3>() + Vec3(0, 0, hold.yaw_moment);
+  const bool piloted = !body.isZero(0) || depth_hold_.on || heading_hold_.on;
+  if (piloted && !thrusters_.actuators.empty()) {
+    // a vehicle with thrusters is flown through them: the wrench (body frame, about the
+    // body origin) is allocated within the thrusters' reachable thrust
+    Vec6 tau;
+    tau << R.transpose() * force, R.transpose() * moment;
+    thrusters_.SetCommands(sim_->model(), d,
+                           Allocate(thrusters_.B, tau, thrusters_.thrust_min, thrusters_.thrust_max));
+    return;
+  }
+  if (!piloted) return;  // leave the scenario's commands alone
+  for (int k = 0; k < 3; ++k) {
+    d->xfrc_applied[6 * vehicle_ + k] += force[k];
+    d->xfrc_applied[6 * vehicle_ + 3 + k] += moment[k];
+  }
+}
+
+bool App::StepOnce() {
+  ApplyInputs();
+  std::string error;
+  if (sim_->TryStep(&error)) return true;
+  // MuJoCo has reset the state; pause and say why instead of stepping on
+  paused_ = true;
+  diverged_ = true;
+  message_ = "diverged: " + error + " (Backspace resets)";
+  return false;
+}
+
+void App::Advance(double sim_seconds, double wall_budget) {
+  const mjData* d = sim_->data();
+  // an absolute target, so that time steps that do not divide the frame do not drift
+  sim_target_ = std::max(sim_target_, d->time) + sim_seconds;
+  const auto start = std::chrono::steady_clock::now();
+  while (d->time < sim_target_ - 0.5 * sim_->model()->opt.timestep && !paused_) {
+    if (!StepOnce()) break;
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > wall_budget) {
+      sim_target_ = d->time;  // slower than real time: drop the backlog (the HUD shows it)
+      break;
+    }
+  }
+  if (vehicle_ >= 0) {
+    const Vec6 nu = BodyVelocity(sim_->model(), d, vehicle_);
+    plots_.Push(d->time, -d->xpos[3 * vehicle_ + 2], nu.head<3>().norm());
+  }
+}
+
+// ---- rendering ----------------------------------------------------------------------------
+
+void App::Render(int width, int height) {
+  const mjModel* m = sim_->model();
+  mjData* d = sim_->data();
+  const mjrRect viewport = {0, 0, width, height};
+  mjv_updateScene(m, d, &opt_, nullptr, &cam_, mjCAT_ALL, &scn_);
+  if (surface_) AddWaterSurface(m, cam_.lookat, &scn_);
+  AddOverlays(m, d, *sim_, vehicle_, overlays_, scales_, &scn_);
+  ApplyUnderwaterLook(underwater_, m, &scn_);
+  mjr_render(viewport, &scn_, &con_);
+  DrawHud(viewport);
+}
+
+void App::DrawHud(const mjrRect& viewport) {
+  if (hud_) {
+    HudStatus status;
+    status.realtime_factor = realtime_factor_;
+    status.speed = speed_;
+    status.paused = paused_;
+    status.recording = !record_dir_.empty();
+    status.depth_hold = depth_hold_.on;
+    status.heading_hold = heading_hold_.on;
+    constexpr const char* kModes[] = {"follow", "free", "fixed"};
+    status.camera = kModes[static_cast<int>(camera_mode_)];
+    std::string titles, values;
+    HudText(sim_->model(), sim_->data(), vehicle_, status, &titles, &values);
+    mjr_overlay(mjFONT_NORMAL, mjGRID_TOPLEFT, viewport, titles.c_str(), values.c_str(), &con_);
+  }
+  if (help_) {
+    std::string keys, descriptions;
+    HelpText(&keys, &descriptions);
+    mjr_overlay(mjFONT_NORMAL, mjGRID_TOPRIGHT, viewport, keys.c_str(), descriptions.c_str(), &con_);
+  } else if (!options_.headless) {
+    mjr_overlay(mjFONT_NORMAL, mjGRID_TOPRIGHT, viewport, "H", "help", &con_);
+  }
+  if (!message_.empty()) {
+    mjr_overlay(mjFONT_NORMAL, mjGRID_BOTTOMLEFT, viewport, message_.c_str(), nullptr, &con_);
+  }
+  if (plots_on_ && vehicle_ >= 0) {
+    const int w = viewport.width / 4, h = viewport.height / 4;
+    mjr_figure({viewport.width - w, h, w, h}, plots_.depth(), &con_);
+    mjr_figure({viewport.width - w, 0, w, h}, plots_.speed(), &con_);
+  }
+}
+
+Image App::ReadPixels(int width, int height) const {
+  std::vector<uint8_t> rgb(3 * static_cast<size_t>(width) * height);
+  mjr_readPixels(rgb.data(), nullptr, {0, 0, width, height}, &con_);
+  return Image::FromBottomUp(width, height, rgb.data());
+}
+
+std::string App::WriteImage(const std::string& path, const Image& image, int level) {
+  std::string error;
+  return WritePng(path, image, &error, level) ? std::string() : error;
+}
+
+// ---- recording ----------------------------------------------------------------------------
+
+void App::StartOrStopRecording() {
+  if (record_dir_.empty()) {
+    record_dir_ = options_.record.empty() ? "nereid-view-" + Timestamp() : options_.record;
+    std::error_code ec;
+    std::filesystem::create_directories(record_dir_, ec);
+    if (ec) {
+      message_ = record_dir_ + ": " + ec.message();
+      record_dir_.clear();
+      return;
+    }
+    record_frames_ = 0;
+    record_start_ = glfwGetTime();
+    message_ = "recording into " + record_dir_;
+    return;
+  }
+  // the video's frame rate is the rate frames were captured at (60 headless)
+  const double seconds = glfwGetTime() - record_start_;
+  const double fps = options_.headless || seconds <= 0 ? 60 : record_frames_ / seconds;
+  message_ = std::to_string(record_frames_) + " frames in " + record_dir_ + "; " +
+             EncodeVideo(record_dir_, fps);
+  record_dir_.clear();
+}
+
+void App::RecordFrame(int width, int height) {
+  char name[32];
+  std::snprintf(name, sizeof(name), "frame_%06d.png", record_frames_++);
+  const std::string error = WriteImage(record_dir_ + "/" + name, ReadPixels(width, height), 1);
+  if (!error.empty()) {
+    message_ = error;
+    record_dir_.clear();
+  }
+}
+
+// ---- input --------------------------------------------------------------------------------
+
+void App::OnKey(int key) {
+  const Action action = ActionForKey(key);
+  if (action != Action::kNone) message_.clear();
+  const mjData* d = sim_->data();
+  switch (action) {
+    case Action::kNone: break;
+    case Action::kQuit: glfwSetWindowShouldClose(window_, GLFW_TRUE); break;
+    case Action::kHelp: help_ = !help_; break;
+    case Action::kPause: paused_ = !paused_ || diverged_; break;
+    case Action::kStep:
+      if (paused_ && !diverged_) StepOnce();
+      break;
+    case Action::kReset: Reset(); paused_ = false; break;
+    case Action::kSlower: speed_ = std::max(speed_ / 2, 1.0 / 64); break;
+    case Action::kFaster: speed_ = std::min(speed_ * 2, 64.0); break;
+    case Action::kCamera: {
+      const int next = (static_cast<int>(camera_mode_) + 1) % 3;
+      if (camera_mode_ == CameraMode::kFixed && ++fixed_camera_ < sim_->model()->ncam) {
+        SetCamera(CameraMode::kFixed);  // next fixed camera first
+      } else {
+        if (camera_mode_ == CameraMode::kFixed) fixed_camera_ = 0;
+        SetCamera(static_cast<CameraMode>(next));
+      }
+      break;
+    }
+    case Action::kScreenshot: {
+      int width, height;
+      glfwGetFramebufferSize(window_, &width, &height);
+      const std::string path = "nereid-view-" + Timestamp() + ".png";
+      const std::string error = WriteImage(path, ReadPixels(width, height));
+      message_ = error.empty() ? "wrote " + path : error;
+      break;
+    }
+    case Action::kRecord: StartOrStopRecording(); break;
+    case Action::kHud: hud_ = !hud_; break;
+    case Action::kPlots: plots_on_ = !plots_on_; break;
+    case Action::kUnderwater: underwater_ = !underwater_; break;
+    case Action::kSurface: surface_ = !surface_; break;
+    case Action::kArrowsShorter: scales_ = scales_.Times(0.5); break;
+    case Action::kArrowsLonger: scales_ = scales_.Times(2); break;
+    case Action::kDepthHold:
+      if (depth_hold_.on) depth_hold_.on = false;
+      else if (vehicle_ >= 0) depth_hold_.Engage(d->xpos[3 * vehicle_ + 2]);
+      break;
+    case Action::kHeadingHold:
+      if (heading_hold_.on) heading_hold_.on = false;
+      else if (vehicle_ >= 0) heading_hold_.Engage(Heading(d->xmat + 9 * vehicle_));
+      break;
+    case Action::kToggleOverlay:
+      for (const OverlayInfo& o : Overlays()) {
+        if (o.key == key) overlays_.flip(static_cast<size_t>(o.overlay));
+      }
+      break;
+  }
+}
+
+void App::KeyCallback(GLFWwindow* window, int key, int, int action, int) {
+  if (action == GLFW_PRESS || (action == GLFW_REPEAT && key == GLFW_KEY_PERIOD)) Self(window)->OnKey(key);
+}
+
+void App::MouseButtonCallback(GLFWwindow* window, int, int, int) {
+  App* app = Self(window);
+  app->button_left_ = glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_LEFT) == GLFW_PRESS;
+  app->button_right_ = glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_RIGHT) == GLFW_PRESS;
+  app->button_middle_ = glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_MIDDLE) == GLFW_PRESS;
+  glfwGetCursorPos(window, &app->cursor_x_, &app->cursor_y_);
+}
+
+void App::CursorCallback(GLFWwindow* window, double x, double y) {
+  App* app = Self(window);
+  const double dx = x - app->cursor_x_, dy = y - app->cursor_y_;
+  app->cursor_x_ = x;
+  app->cursor_y_ = y;
+  if (app->camera_mode_ == CameraMode::kFixed) return;
+  int width, height;
+  glfwGetWindowSize(window, &width, &height);
+  if (height <= 0) return;
+  // left: rotate, right: move, middle: zoom (shift: horizontal variants), as in simulate
+  const bool shift = glfwGetKey(window, GLFW_KEY_LEFT_SHIFT) == GLFW_PRESS;
+  int action;
+  if (app->button_right_) action = shift ? mjMOUSE_MOVE_H : mjMOUSE_MOVE_V;
+  else if (app->button_left_) action = shift ? mjMOUSE_ROTATE_H : mjMOUSE_ROTATE_V;
+  else if (app->button_middle_) action = mjMOUSE_ZOOM;
+  else return;
+  mjv_moveCamera(app->sim_->model(), action, dx / height, dy / height, &app->cam_);
+}
+
+void App::ScrollCallback(GLFWwindow* window, double, double dy) {
+  App* app = Self(window);
+  if (app->camera_mode_ == CameraMode::kFixed) return;
+  mjv_moveCamera(app->sim_->model(), mjMOUSE_ZOOM, 0, -0.05 * dy, &app->cam_);
+}
+
+// ---- main loops ---------------------------------------------------------------------------
+
+int App::RunInteractive() {
+  double last = glfwGetTime();
+  while (!glfwWindowShouldClose(window_)) {
+    glfwPollEvents();
+    const double now = glfwGetTime();
+    const double wall = std::min(now - last, 0.1);  // no catching up after a stall
+    last = now;
+
+    // teleoperation: held keys plus the first gamepad
+    axes_ = AxesFromKeys([this](int key) { return glfwGetKey(window_, key) == GLFW_PRESS; });
+    GLFWgamepadstate pad;
+    if (glfwJoystickIsGamepad(GLFW_JOYSTICK_1) && glfwGetGamepadState(GLFW_JOYSTICK_1, &pad)) {
+      axes_ += AxesFromGamepad(pad.axes);
+      const bool a = pad.buttons[GLFW_GAMEPAD_BUTTON_A], b = pad.buttons[GLFW_GAMEPAD_BUTTON_B];
+      if (a && !gamepad_buttons_[0]) OnKey(GLFW_KEY_Z);  // A: depth hold
+      if (b && !gamepad_buttons_[1]) OnKey(GLFW_KEY_X);  // B: heading hold
+      gamepad_buttons_[0] = a;
+      gamepad_buttons_[1] = b;
+    }
+
+    const double before = sim_->data()->time;
+    if (!paused_) Advance(wall * speed_, 1.0 / 30);
+    const double factor = wall > 0 ? (sim_->data()->time - before) / wall : 0;
+    realtime_factor_ = paused_ ? 0 : 0.9 * realtime_factor_ + 0.1 * factor;
+
+    int width, height;
+    glfwGetFramebufferSize(window_, &width, &height);
+    Render(width, height);
+    if (!record_dir_.empty()) RecordFrame(width, height);
+    glfwSwapBuffers(window_);
+  }
+  return 0;
+}
+
+int App::RunHeadless() {
+  const int width = options_.width, height = options_.height;
+  if (!options_.record.empty()) StartOrStopRecording();
+  const auto start = std::chrono::steady_clock::now();
+  for (int frame = 0; frame < options_.frames && !diverged_; ++frame) {
+    Advance(kHeadlessFrame * speed_, 1e9);
+    if (!record_dir_.empty()) {
+      Render(width, height);
+      RecordFrame(width, height);
+    }
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  realtime_factor_ = wall > 0 ? sim_->data()->time / wall : 0;
+  Render(width, height);
+  const Image image = ReadPixels(width, height);
+  if (!record_dir_.empty()) StartOrStopRecording();
+
+  if (!options_.screenshot.empty()) {
+    const std::string error = WriteImage(options_.screenshot, image);
+    if (!error.empty()) throw ConfigError(error);
+  }
+  if (!options_.report.empty()) {
+    nlohmann::json report = {{"input", options_.input}, {"width", width}, {"height", height},
+                             {"time", sim_->data()->time}, {"screenshot", options_.screenshot}};
+    nlohmann::json shown = nlohmann::json::array();
+    for (const OverlayInfo& o : Overlays()) {
+      if (overlays_[static_cast<size_t>(o.overlay)]) shown.push_back(o.name);
+    }
+    report["overlays"] = shown;
+    report["vehicle"] = nullptr;
+    report["vehicle_pixel"] = nullptr;
+    if (vehicle_ >= 0) {
+      report["vehicle"] = mj_id2name(sim_->model(), mjOBJ_BODY, vehicle_);
+      const std::optional<Pixel> pixel = Project(scn_.camera[0], width, height, sim_->data()->xpos + 3 * vehicle_);
+      if (pixel) report["vehicle_pixel"] = {pixel->x, pixel->y};
+    }
+    std::ofstream out(options_.report);
+    out << report.dump(2) << "\n";
+    if (!out) throw ConfigError(options_.report + ": cannot write");
+  }
+  if (!message_.empty()) std::fprintf(stderr, "nereid-view: %s\n", message_.c_str());
+  return diverged_ ? 3 : 0;
+}
+
+}  // namespace nereid::viewer

@@ -1,0 +1,112 @@
+// Copyright Nereid authors.
+// nereid-view's application: loads a model or scenario into nereid::Simulation, steps it
+// in real time (or a fixed number of frames, headless), and renders it with MuJoCo's
+// mjv/mjr into a GLFW window (or an invisible window's offscreen buffer). The viewer
+// only reads the simulation's state; its sole inputs are d->xfrc_applied on the vehicle
+// (teleoperation and holds) and, for scenarios, the scenario's own controls and wrenches.
+#ifndef NEREID_VIEWER_APP_H_
+#define NEREID_VIEWER_APP_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <mujoco/mujoco.h>
+
+#include "control.h"
+#include "hud.h"
+#include "image.h"
+#include "nereid/allocation.h"
+#include "nereid/scenario.h"
+#include "nereid/simulation.h"
+#include "options.h"
+#include "overlays.h"
+#include "teleop.h"
+
+struct GLFWwindow;
+
+namespace nereid::viewer {
+
+class App final {
+ public:
+  // Loads the input (throws nereid::Error, as `nereid run` does) and opens the window
+  // (throws nereid::Error when no display is available).
+  explicit App(const ViewerOptions& options);
+  ~App();
+  App(const App&) = delete;
+  App& operator=(const App&) = delete;
+
+  // Exit status: 0, or 3 when the state diverged (headless).
+  int RunInteractive();
+  int RunHeadless();
+
+ private:
+  enum class CameraMode { kFollow, kFree, kFixed };
+
+  void Load();
+  void Reset();
+  void OpenWindow();
+  void SetCamera(CameraMode mode);
+  void Advance(double sim_seconds, double wall_budget);
+  bool StepOnce();
+  void ApplyInputs();
+  void Render(int width, int height);
+  void DrawHud(const mjrRect& viewport);
+  Image ReadPixels(int width, int height) const;
+  void OnKey(int key);
+  void StartOrStopRecording();
+  void RecordFrame(int width, int height);
+  std::string WriteImage(const std::string& path, const Image& image, int level = 6);
+
+  static void KeyCallback(GLFWwindow* window, int key, int scancode, int action, int mods);
+  static void MouseButtonCallback(GLFWwindow* window, int button, int action, int mods);
+  static void CursorCallback(GLFWwindow* window, double x, double y);
+  static void ScrollCallback(GLFWwindow* window, double dx, double dy);
+
+  ViewerOptions options_;
+  std::optional<Scenario> scenario_;
+  std::unique_ptr<Simulation> sim_;
+  int vehicle_ = -1;
+  ThrusterSet thrusters_;  // the vehicle's thrusters (teleoperation allocates to them)
+
+  // rendering
+  GLFWwindow* window_ = nullptr;
+  mjvScene scn_;
+  mjrContext con_;
+  mjvCamera cam_;
+  mjvOption opt_;
+  CameraMode camera_mode_ = CameraMode::kFollow;
+  int fixed_camera_ = 0;
+  OverlaySet overlays_;
+  ArrowScales scales_;
+  bool underwater_ = true, surface_ = true, hud_ = true, plots_on_ = true, help_ = false;
+  Plots plots_;
+  std::string message_;  // shown until the next key press (errors, file names)
+
+  // stepping
+  bool paused_ = false;
+  double speed_ = 1;
+  double realtime_factor_ = 0;
+  double sim_target_ = 0;  // simulated time the stepping loop is catching up to
+  bool diverged_ = false;
+
+  // teleoperation
+  Axes axes_ = Axes::Zero();
+  TeleopLimits limits_;
+  Hold depth_hold_, heading_hold_;
+  PdGains depth_gains_, heading_gains_;
+  bool gamepad_buttons_[2] = {false, false};  // last A, B state, for edge detection
+
+  // mouse
+  bool button_left_ = false, button_right_ = false, button_middle_ = false;
+  double cursor_x_ = 0, cursor_y_ = 0;
+
+  // recording
+  std::string record_dir_;
+  int record_frames_ = 0;
+  double record_start_ = 0;
+};
+
+}  // namespace nereid::viewer
+
+#endif  // NEREID_VIEWER_APP_H_

@@ -1,0 +1,60 @@
+// Copyright Nereid authors.
+// nereid-view's command line.
+#ifndef NEREID_VIEWER_OPTIONS_H_
+#define NEREID_VIEWER_OPTIONS_H_
+
+#include <string>
+#include <vector>
+
+#include "overlays.h"
+
+namespace nereid::viewer {
+
+inline constexpr char kUsage[] =
+    "usage: nereid-view MODEL.xml|SCENARIO.json [options]\n"
+    "  --body NAME           vehicle to fly and follow (default: first body with a free joint)\n"
+    "  --camera MODE         follow (default), free, or fixed (the model's first camera)\n"
+    "  --speed X             simulated seconds per wall-clock second (default 1)\n"
+    "  --overlay NAME        overlays to show, repeatable or comma-separated: thrust, damping,\n"
+    "                        coriolis, weight, buoyancy, current, tether, constraint, all, none\n"
+    "  --no-underwater       no fog or water backdrop\n"
+    "  --no-surface          no water surface\n"
+    "  --max-force N         teleoperation force at full deflection (default 40)\n"
+    "  --max-moment NM       teleoperation moment at full deflection (default 10)\n"
+    "  --width W --height H  window or image size (default 1280 x 720)\n"
+    "headless (CI, under xvfb-run):\n"
+    "  --headless            no window: step, render offscreen, write the outputs, exit\n"
+    "  --frames N            frames to step; each is 1/60 s simulated (default 60)\n"
+    "  --screenshot FILE     PNG of the last frame\n"
+    "  --record DIR          PNG of every frame in DIR (and DIR.mp4 when ffmpeg is on PATH)\n"
+    "  --report FILE         JSON: image size, the vehicle's pixel, overlays shown\n";
+
+struct ViewerOptions {
+  std::string input;
+  std::string body;
+  std::string camera = "follow";
+  double speed = 1;
+  OverlaySet overlays = DefaultOverlays();
+  bool underwater = true;
+  bool surface = true;
+  double max_force = 40, max_moment = 10;
+  int width = 1280, height = 720;
+  bool headless = false;
+  int frames = 60;
+  std::string screenshot, record, report;
+
+  // thrust, damping, weight, buoyancy, current
+  static OverlaySet DefaultOverlays();
+};
+
+// A command-line mistake (exit status 2, with the usage text).
+struct Usage {
+  std::string message;
+};
+
+// Parses the arguments after the program name. Throws Usage.
+ViewerOptions ParseOptions(const std::vector<std::string>& args);
+
+}  // namespace nereid::viewer
+
+#endif  // NEREID_VIEWER_OPTIONS_H_

@@ -1,0 +1,239 @@
+// Copyright Nereid authors.
+#include "overlays.h"
+
+#include <GLFW/glfw3.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "buoyancy/buoyancy.h"
+#include "common/plugin_base.h"
+#include "hydrodynamics/hydrodynamics.h"
+#include "nereid/kinematics.h"
+#include "nereid/plugins.h"
+
+namespace nereid::viewer {
+namespace {
+
+constexpr std::array<OverlayInfo, kOverlayCount> kTable = {{
+    {Overlay::kThrust, "thrust", GLFW_KEY_1, {0, 1, 0, 1}, "thrust per site actuator"},
+    {Overlay::kDamping, "damping", GLFW_KEY_2, {1, 0, 1, 1}, "hydrodynamic damping"},
+    {Overlay::kCoriolis, "coriolis", GLFW_KEY_3, {0, 0, 1, 1}, "added-mass Coriolis"},
+    {Overlay::kWeight, "weight", GLFW_KEY_4, {1, 0, 0, 1}, "weight at the CG"},
+    {Overlay::kBuoyancy, "buoyancy", GLFW_KEY_5, {0, 1, 1, 1}, "buoyancy at the CB"},
+    {Overlay::kCurrent, "current", GLFW_KEY_6, {1, 1, 0, 1}, "water current"},
+    {Overlay::kTether, "tether", GLFW_KEY_7, {1, 1, 1, 1}, "tether tension (not in engine)"},
+    {Overlay::kConstraint, "constraint", GLFW_KEY_8, {1, 0.5f, 0, 1}, "equality constraint forces"},
+}};
+
+// Adds one emissive arrow from `from` along `vector` (already scaled to metres); false
+// when the scene is full. Arrows shorter than 1 mm are skipped.
+bool AddArrow(mjvScene* scn, Overlay overlay, const Vec3& from, const Vec3& vector,
+              double width) {
+  if (vector.norm() < 1e-3) return true;
+  if (scn->ngeom >= scn->maxgeom) return false;
+  mjvGeom* g = scn->geoms + scn->ngeom++;
+  mjv_initGeom(g, mjGEOM_ARROW, nullptr, nullptr, nullptr, Info(overlay).rgba.data());
+  g->emission = 1;  // flat colour: lighting saturates 0/1 channels instead of shading them
+  g->specular = 0;
+  const Vec3 to = from + vector;
+  mjv_connector(g, mjGEOM_ARROW, width, from.data(), to.data());
+  return true;
+}
+
+// A body-frame [force; moment] at the body origin, as a force arrow and a thinner moment
+// arrow (right-hand rule) in the world.
+bool AddWrench(mjvScene* scn, Overlay overlay, const mjData* d, int body, const Vec6& wrench,
+               const ArrowScales& scales, double width) {
+  const Mat3 R = BodyRotation(d, body);
+  const Vec3 origin = BodyPosition(d, body);
+  return AddArrow(scn, overlay, origin, scales.force * (R * wrench.head<3>()), width) &&
+         AddArrow(scn, overlay, origin, scales.moment * (R * wrench.tail<3>()), 0.5 * width);
+}
+
+bool AddThrust(const mjModel* m, const mjData* d, const ArrowScales& scales, double width,
+               mjvScene* scn) {
+  for (int a = 0; a < m->nu; ++a) {
+    if (m->actuator_trntype[a] != mjTRN_SITE) continue;
+    const int site = m->actuator_trnid[2 * a];
+    const mjtNum* x = d->site_xpos + 3 * site;
+    const mjtNum* R = d->site_xmat + 9 * site;
+    const Vec3 axis(R[2], R[5], R[8]);  // the site's +z axis in the world
+    if (!AddArrow(scn, Overlay::kThrust, Vec3(x[0], x[1], x[2]),
+                  scales.force * d->actuator_force[a] * axis, width)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool AddHydrodynamics(const mjModel* m, const mjData* d, const OverlaySet& enabled,
+                      const ArrowScales& scales, double width, mjvScene* scn) {
+  for (int instance : FindPluginInstances(m, kHydrodynamicsPlugin)) {
+    const Hydrodynamics* h = PluginObject<Hydrodynamics>(d, instance);
+    if (!h) continue;
+    const int body = h->config().body;
+    if (enabled[static_cast<int>(Overlay::kDamping)] &&
+        !AddWrench(scn, Overlay::kDamping, d, body, h->last_damping(), scales, width)) {
+      return false;
+    }
+    if (enabled[static_cast<int>(Overlay::kCoriolis)] &&
+        !AddWrench(scn, Overlay::kCoriolis, d, body, h->last_coriolis(), scales, width)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool AddWeight(const mjModel* m, const mjData* d, const ArrowScales& scales, double width,
+               mjvScene* scn) {
+  if (m->opt.disableflags & mjDSBL_GRAVITY) return true;
+  const Vec3 g(m->opt.gravity[0], m->opt.gravity[1], m->opt.gravity[2]);
+  for (int b = 1; b < m->nbody; ++b) {
+    const Vec3 cg(d->xipos[3 * b], d->xipos[3 * b + 1], d->xipos[3 * b + 2]);
+    if (!AddArrow(scn, Overlay::kWeight, cg, scales.restoring * m->body_mass[b] * g, width)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool AddBuoyancy(const mjModel* m, const mjData* d, const ArrowScales& scales, double width,
+                 mjvScene* scn) {
+  for (int instance : FindPluginInstances(m, kBuoyancyPlugin)) {
+    const Buoyancy* b = PluginObject<Buoyancy>(d, instance);
+    if (!b) continue;
+    const int body = b->config().body;
+    const Vec3 cb = BodyPosition(d, body) + BodyRotation(d, body) * b->config().center_of_buoyancy;
+    if (!AddArrow(scn, Overlay::kBuoyancy, cb, scales.restoring * b->last_force(), width)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The current at the vehicle's origin, drawn from a point above the vehicle so that it
+// does not hide in the hull.
+bool AddCurrent(const mjModel* m, const mjData* d, Simulation& sim, int vehicle,
+                const ArrowScales& scales, double width, mjvScene* scn) {
+  const CurrentField* current = sim.current();
+  if (!current || vehicle < 0) return true;
+  const Vec3 x = BodyPosition(d, vehicle);
+  const Vec3 v = current->Evaluate(d->time, x.z()).velocity;
+  return AddArrow(scn, Overlay::kCurrent, x + Vec3(0, 0, 0.3 * m->stat.extent),
+                  scales.current * v, width);
+}
+
+// Connect and weld equalities: the translational rows of efc_force are the world-frame
+// force on body 1 at its anchor (body 2 gets the opposite). Joint, tendon and flex
+// equalities have no point of action and are not drawn. UK constraints are not in the
+// engine yet; when they are, their forces belong here too.
+bool AddConstraints(const mjModel* m, const mjData* d, const ArrowScales& scales,
+                    double width, mjvScene* scn) {
+  for (int i = 0; i < d->nefc; ++i) {
+    if (d->efc_type[i] != mjCNSTR_EQUALITY) continue;
+    const int eq = d->efc_id[i];
+    const bool first_row = i == 0 || d->efc_type[i - 1] != mjCNSTR_EQUALITY || d->efc_id[i - 1] != eq;
+    if (!first_row || i + 2 >= d->nefc) continue;
+    if (m->eq_type[eq] != mjEQ_CONNECT && m->eq_type[eq] != mjEQ_WELD) continue;
+    if (m->eq_objtype[eq] != mjOBJ_BODY) continue;
+    const int body = m->eq_obj1id[eq];
+    const mjtNum* anchor = m->eq_data + mjNEQDATA * eq;  // in body 1's frame
+    const Vec3 at = BodyPosition(d, body) + BodyRotation(d, body) * Vec3(anchor[0], anchor[1], anchor[2]);
+    const Vec3 force(d->efc_force[i], d->efc_force[i + 1], d->efc_force[i + 2]);
+    if (!AddArrow(scn, Overlay::kConstraint, at, scales.force * force, width)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+const std::array<OverlayInfo, kOverlayCount>& Overlays() { return kTable; }
+
+const OverlayInfo& Info(Overlay overlay) { return kTable[static_cast<int>(overlay)]; }
+
+bool FindOverlay(std::string_view name, Overlay* overlay) {
+  for (const OverlayInfo& info : kTable) {
+    if (info.name == name) {
+      *overlay = info.overlay;
+      return true;
+    }
+  }
+  return false;
+}
+
+ArrowScales ArrowScales::ForModel(const mjModel* m) {
+  ArrowScales scales;
+  const double g = std::max(mju_norm3(m->opt.gravity), 1e-9);
+  double heaviest = 0;
+  for (int b = 1; b < m->nbody; ++b) heaviest = std::max(heaviest, m->body_mass[b] * g);
+  if (heaviest <= 0) return scales;
+  const double extent = m->stat.extent > 0 ? m->stat.extent : 1;
+  scales.restoring = 0.5 * extent / heaviest;
+  scales.force = kForceGain * scales.restoring;
+  scales.moment = 10 * scales.force;  // a moment of M N m looks like a force M/(0.1 m)
+  scales.current = extent;            // 1 m/s is one extent long
+  return scales;
+}
+
+ArrowScales ArrowScales::Times(double factor) const {
+  ArrowScales s = *this;
+  s.restoring *= factor;
+  s.force *= factor;
+  s.moment *= factor;
+  s.current *= factor;
+  return s;
+}
+
+void AddOverlays(const mjModel* m, const mjData* d, Simulation& sim, int vehicle,
+                 const OverlaySet& enabled, const ArrowScales& scales, mjvScene* scn) {
+  const double width = 0.015 * (m->stat.extent > 0 ? m->stat.extent : 1);
+  auto on = [&](Overlay o) { return enabled[static_cast<int>(o)]; };
+  // each Add* returns false once the scene is full; stop there
+  if (on(Overlay::kThrust) && !AddThrust(m, d, scales, width, scn)) return;
+  if ((on(Overlay::kDamping) || on(Overlay::kCoriolis)) &&
+      !AddHydrodynamics(m, d, enabled, scales, width, scn)) {
+    return;
+  }
+  if (on(Overlay::kWeight) && !AddWeight(m, d, scales, width, scn)) return;
+  if (on(Overlay::kBuoyancy) && !AddBuoyancy(m, d, scales, width, scn)) return;
+  if (on(Overlay::kCurrent) && !AddCurrent(m, d, sim, vehicle, scales, width, scn)) return;
+  // Overlay::kTether: hook for the tether model (DESIGN.md); it has no force to read yet
+  if (on(Overlay::kConstraint)) AddConstraints(m, d, scales, width, scn);
+}
+
+void AddWaterSurface(const mjModel* m, const double center[3], mjvScene* scn) {
+  if (scn->ngeom >= scn->maxgeom) return;
+  const double half = 50 * (m->stat.extent > 0 ? m->stat.extent : 1);
+  const mjtNum size[3] = {half, half, 0.001};
+  const mjtNum pos[3] = {center[0], center[1], 0};
+  const float rgba[4] = {0.55f, 0.80f, 0.95f, 0.35f};
+  mjvGeom* g = scn->geoms + scn->ngeom++;
+  // a thin box rather than a plane: visible from above and from below
+  mjv_initGeom(g, mjGEOM_BOX, size, pos, nullptr, rgba);
+  g->emission = 0.5f;  // bright from below, as the sky through the surface
+  g->specular = 0.6f;
+}
+
+void SetWaterFog(mjModel* m) {
+  std::copy(kWaterRgba.begin(), kWaterRgba.end(), m->vis.rgba.fog);
+  m->vis.map.fogstart = 1;  // extents: about 1.5 m and 12 m for the BlueROV
+  m->vis.map.fogend = 8;
+}
+
+void ApplyUnderwaterLook(bool on, const mjModel* m, mjvScene* scn) {
+  scn->flags[mjRND_FOG] = on;
+  scn->flags[mjRND_CULL_FACE] = 1;
+  const float* eye = scn->camera[0].pos;
+  if (!on || eye[2] >= 0 || scn->ngeom >= scn->maxgeom) return;
+  scn->flags[mjRND_CULL_FACE] = 0;  // the backdrop is seen from inside
+  const double radius = 0.8 * m->vis.map.zfar * (m->stat.extent > 0 ? m->stat.extent : 1);
+  const mjtNum size[3] = {radius, 0, 0};
+  const mjtNum pos[3] = {eye[0], eye[1], eye[2]};
+  mjvGeom* g = scn->geoms + scn->ngeom++;
+  mjv_initGeom(g, mjGEOM_SPHERE, size, pos, nullptr, kWaterRgba.data());
+  g->emission = 1;
+  g->specular = 0;
+}
+
+}  // namespace nereid::viewer
