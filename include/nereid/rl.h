@@ -32,8 +32,9 @@ class Task {
   // Applies an action (each component in [-1, 1]; clipped) as actuator commands.
   virtual void ApplyAction(Simulation& sim, const float* action) = 0;
   virtual void Observe(const Simulation& sim, float* observation) const = 0;
-  // Reward for the step that just ended under `action`.
-  virtual float Reward(const Simulation& sim, const float* action) = 0;
+  // Reward for the step that just ended under `action` (a task may act on the simulation
+  // here, e.g. connect a docking port).
+  virtual float Reward(Simulation& sim, const float* action) = 0;
   virtual bool Terminated(const Simulation& sim) const = 0;
   // A scripted baseline policy's action for the current state (e.g. the cascaded PID).
   virtual void ScriptedAction(Simulation& sim, float* action) = 0;
@@ -46,6 +47,8 @@ struct TaskSpec {
   int frame_skip = 4;       // physics steps per environment step
   int max_episode_steps = 500;
   std::function<std::unique_ptr<Task>(const Simulation&)> make;
+  // who enforces the model's "uk:" connections (docking uses UK)
+  ConstraintMethod constraints = ConstraintMethod::kMuJoCo;
 };
 
 // The task registry (explicit, in src/rl/tasks.cc).

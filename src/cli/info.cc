@@ -16,7 +16,7 @@ namespace {
 void PrintMatrix(const char* title, const Matrix6X& B, const std::vector<std::string>& names) {
   static const char* const kRows[6] = {"X", "Y", "Z", "K", "M", "N"};
   std::printf("    %s\n         ", title);
-  for (const std::string& n : names) std::printf("%9s", n.c_str());
+  for (const std::string& n : names) std::printf(" %8s", n.size() > 8 ? n.substr(n.size() - 8).c_str() : n.c_str());
   std::printf("\n");
   for (int i = 0; i < 6; ++i) {
     std::printf("      %s  ", kRows[i]);

@@ -38,7 +38,9 @@ const TaskSpec& FindTask(const std::string& id) {
 }
 
 Env::Env(const TaskSpec& spec, const std::string& model_dir) : spec_(spec) {
-  sim_ = Simulation::LoadFile((std::filesystem::path(model_dir) / spec.model).string());
+  SimulationOptions options;
+  options.constraints = spec.constraints;
+  sim_ = Simulation::LoadFile((std::filesystem::path(model_dir) / spec.model).string(), options);
   task_ = spec.make(*sim_);
 }
 

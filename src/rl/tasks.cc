@@ -41,9 +41,10 @@ class ThrusterVehicle {
   }
 
   // body-frame pose error and velocity: [e_p, e_theta, nu] (12 numbers)
-  void State(const Simulation& sim, const Vec3& p_ref, float* out) const {
+  void State(const Simulation& sim, const Vec3& p_ref, float* out,
+             const Eigen::Quaterniond& q_ref = Eigen::Quaterniond::Identity()) const {
     const mjData* d = sim.data();
-    const Vec6 e = PoseError(d, body_, p_ref, Eigen::Quaterniond::Identity());
+    const Vec6 e = PoseError(d, body_, p_ref, q_ref);
     const Mat3 R = BodyRotation(d, body_);
     const int dof = FreeJointDof(sim.model(), body_);
     const Vec3 v = R.transpose() * Vec3(d->qvel[dof], d->qvel[dof + 1], d->qvel[dof + 2]);
@@ -53,8 +54,9 @@ class ThrusterVehicle {
   }
 
   // the cascaded PID's thrusts towards p_ref, as actions
-  void Scripted(Simulation& sim, const Vec3& p_ref, double dt, float* action) {
-    pid_.Update(sim.model(), sim.data(), p_ref, Eigen::Quaterniond::Identity(), dt);
+  void Scripted(Simulation& sim, const Vec3& p_ref, double dt, float* action,
+                const Eigen::Quaterniond& q_ref = Eigen::Quaterniond::Identity()) {
+    pid_.Update(sim.model(), sim.data(), p_ref, q_ref, dt);
     for (int j = 0; j < action_size(); ++j) {
       const double T = pid_.thrust()[j];
       action[j] = static_cast<float>(T >= 0 ? T / thrusters_.thrust_max[j] : -T / thrusters_.thrust_min[j]);
@@ -107,7 +109,7 @@ class StationKeeping final : public Task {
   }
   void ApplyAction(Simulation& sim, const float* action) override { vehicle_.Apply(sim, action); }
   void Observe(const Simulation& sim, float* obs) const override { vehicle_.State(sim, kTarget, obs); }
-  float Reward(const Simulation& sim, const float* action) override {
+  float Reward(Simulation& sim, const float* action) override {
     float s[12];
     vehicle_.State(sim, kTarget, s);
     return -(SquaredNorm(s, 3) + 0.3f * SquaredNorm(s + 3, 3) + 0.1f * SquaredNorm(s + 6, 6) +
@@ -157,7 +159,7 @@ class QuayWall final : public Task {
     for (int i = 0; i < 3; ++i) obs[12 + i] = static_cast<float>(ahead[i]);
     obs[15] = static_cast<float>(target_) / static_cast<float>(path_.points.size() - 1);
   }
-  float Reward(const Simulation& sim, const float* action) override {
+  float Reward(Simulation& sim, const float* action) override {
     const int before = reached_;
     Advance(sim);
     const Vec3 p = BodyPosition(sim.data(), vehicle_.body());
@@ -194,6 +196,84 @@ class QuayWall final : public Task {
   int reached_ = 0;
 };
 
+// ---------- BlueROVDocking ----------
+class Docking final : public Task {
+ public:
+  explicit Docking(const Simulation& sim)
+      : chaser_(sim, "chaser"), target_(mj_name2id(sim.model(), mjOBJ_BODY, "target")) {}
+  int observation_size() const override { return 15; }
+  int action_size() const override { return chaser_.action_size(); }
+
+  void Reset(Simulation& sim, std::mt19937_64& rng) override {
+    sim.Reset(0);  // also releases the docking connection
+    chaser_.Randomise(sim, rng, 0.2, 0.1);
+    mjData* d = sim.data();
+    const int q = sim.model()->jnt_qposadr[sim.model()->body_jntadr[target_]];
+    d->qpos[q + 1] = Uniform(rng, -0.3, 0.3);
+    d->qpos[q + 2] = -2 + Uniform(rng, -0.3, 0.3);
+    chaser_.Place(sim, Vec3(-1.2 + Uniform(rng, -0.3, 0.3), Uniform(rng, -0.3, 0.3), -2 + Uniform(rng, -0.3, 0.3)),
+                  Uniform(rng, -0.3, 0.3));
+    chaser_.ResetController();
+    docked_ = false;
+    sim.Forward();
+  }
+  void ApplyAction(Simulation& sim, const float* action) override { chaser_.Apply(sim, action); }
+  void Observe(const Simulation& sim, float* obs) const override {
+    Vec3 p_ref;
+    Eigen::Quaterniond q_ref;
+    DockPose(sim, &p_ref, &q_ref);
+    chaser_.State(sim, p_ref, obs, q_ref);
+    const Vec3 dv = BodyRotation(sim.data(), chaser_.body()).transpose() * RelativeVelocity(sim);
+    for (int i = 0; i < 3; ++i) obs[12 + i] = static_cast<float>(dv[i]);
+  }
+  float Reward(Simulation& sim, const float* action) override {
+    float s[15];
+    Observe(sim, s);
+    float r = -(SquaredNorm(s, 3) + 0.3f * SquaredNorm(s + 3, 3) + 0.05f * SquaredNorm(s + 12, 3) +
+                0.01f * SquaredNorm(action, action_size()) / static_cast<float>(action_size()));
+    // dock when the ports meet, aligned and slowly: the connection holds from then on
+    if (!docked_ && SquaredNorm(s, 3) < kDockPosition * kDockPosition &&
+        SquaredNorm(s + 3, 3) < kDockAngle * kDockAngle && SquaredNorm(s + 12, 3) < kDockSpeed * kDockSpeed) {
+      sim.Connect("uk:dock");
+      docked_ = true;
+      r += 20;
+    }
+    return r;
+  }
+  bool Terminated(const Simulation& sim) const override {
+    float s[15];
+    Observe(sim, s);
+    return docked_ || SquaredNorm(s, 3) > 16;
+  }
+  void ScriptedAction(Simulation& sim, float* action) override {
+    Vec3 p_ref;
+    Eigen::Quaterniond q_ref;
+    DockPose(sim, &p_ref, &q_ref);
+    chaser_.Scripted(sim, p_ref, 4 * sim.model()->opt.timestep, action, q_ref);
+  }
+  bool docked() const { return docked_; }
+
+ private:
+  // where the chaser's origin must be to dock: kOffset behind the target, aligned with it
+  void DockPose(const Simulation& sim, Vec3* p, Eigen::Quaterniond* q) const {
+    const Mat3 R = BodyRotation(sim.data(), target_);
+    *p = BodyPosition(sim.data(), target_) + R * Vec3(-kOffset, 0, 0);
+    *q = Eigen::Quaterniond(R);
+  }
+  Vec3 RelativeVelocity(const Simulation& sim) const {  // target minus chaser, world
+    const mjData* d = sim.data();
+    const int a = FreeJointDof(sim.model(), chaser_.body()), b = FreeJointDof(sim.model(), target_);
+    return Vec3(d->qvel[b] - d->qvel[a], d->qvel[b + 1] - d->qvel[a + 1], d->qvel[b + 2] - d->qvel[a + 2]);
+  }
+  static constexpr double kOffset = 0.5;          // m between the origins when docked
+  static constexpr float kDockPosition = 0.03f;   // m
+  static constexpr float kDockAngle = 0.05f;      // rad
+  static constexpr float kDockSpeed = 0.1f;       // m/s
+  ThrusterVehicle chaser_;
+  int target_;
+  bool docked_ = false;
+};
+
 }  // namespace
 
 const std::vector<TaskSpec>& Tasks() {
@@ -221,6 +301,21 @@ const std::vector<TaskSpec>& Tasks() {
        "Randomised: current 0-0.2 m/s, added mass and damping x U(0.9, 1.1), start offset "
        "U(-0.1, 0.1) m. Scripted baseline: the cascaded PID chasing the path points.",
        4, 6000, [](const Simulation& sim) { return std::make_unique<QuayWall>(sim); }},
+      {"BlueROVDocking-v0", "docking/bluerov_docking.xml",
+       "Dock a BlueROV (chaser, six T200) nose to tail with a passive BlueROV (target). "
+       "Observation (15): the chaser's body-frame error to the docking pose (0.5 m behind "
+       "the target, aligned with it) (3, m), attitude error (3, rad), body velocity (6), "
+       "the target's velocity relative to the chaser in the chaser's frame (3, m/s). "
+       "Action (6): thruster commands in [-1, 1]. Reward: -(|e_p|^2 + 0.3 |e_theta|^2 + "
+       "0.05 |dv|^2 + 0.01 mean(a^2)), +20 on docking. Docking: within 3 cm, 0.05 rad and "
+       "0.1 m/s the runtime connection `uk:dock` is made (Simulation::Connect: UK "
+       "constraint with an impulsive, momentum-conserving velocity projection) and the "
+       "episode terminates; it also terminates 4 m away or diverged; truncated after 1500 "
+       "steps of 20 ms. Randomised: target offset +-0.3 m, chaser start 1.2 +- 0.3 m behind "
+       "with +-0.3 rad of yaw, current 0-0.2 m/s, added mass and damping x U(0.9, 1.1). "
+       "Scripted baseline: the cascaded PID towards the docking pose.",
+       4, 1500, [](const Simulation& sim) { return std::make_unique<Docking>(sim); },
+       ConstraintMethod::kUK},
   };
   return tasks;
 }

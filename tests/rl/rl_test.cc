@@ -101,7 +101,7 @@ TEST_CASE("a diverging state ends the episode with a flag, and the environment g
 }
 
 TEST_CASE("scripted baselines beat random actions") {
-  for (const char* id : {"BlueROV2StationKeeping-v0", "RaybotQuayWall-v0"}) {
+  for (const char* id : {"BlueROV2StationKeeping-v0", "RaybotQuayWall-v0", "BlueROVDocking-v0"}) {
     const std::string task = id;
     CAPTURE(task);
     const int episodes = 4, horizon = 300;
@@ -133,6 +133,36 @@ TEST_CASE("scripted baselines beat random actions") {
     MESSAGE(task << ": mean return over " << horizon << " steps: scripted " << scripted << ", random " << random);
     CHECK(scripted > random);
   }
+}
+
+TEST_CASE("docking: the scripted approach docks, and the connection then holds") {
+  Env env(FindTask("BlueROVDocking-v0"), DefaultModelDir());
+  std::vector<float> obs(static_cast<size_t>(env.observation_size()));
+  std::vector<float> action(static_cast<size_t>(env.action_size()));
+  const uint64_t seed = 21;
+  env.Reset(obs.data(), &seed);
+  StepOutcome out;
+  int steps = 0;
+  for (; steps < 1500 && !out.terminated; ++steps) {
+    env.ScriptedAction(action.data());
+    out = env.Step(action.data(), obs.data());
+  }
+  MESSAGE("docked after " << steps << " steps (" << steps * 0.02 << " s), last reward " << out.reward);
+  REQUIRE(out.terminated);
+  CHECK(out.reward > 10);  // the docking bonus
+  // the vehicles now move as one: the relative pose stays put
+  Simulation& sim = env.simulation();
+  const int a = mj_name2id(sim.model(), mjOBJ_BODY, "chaser"), b = mj_name2id(sim.model(), mjOBJ_BODY, "target");
+  auto gap = [&] {
+    const mjtNum* pa = sim.data()->xpos + 3 * a;
+    const mjtNum* pb = sim.data()->xpos + 3 * b;
+    return std::sqrt((pa[0] - pb[0]) * (pa[0] - pb[0]) + (pa[1] - pb[1]) * (pa[1] - pb[1]) +
+                     (pa[2] - pb[2]) * (pa[2] - pb[2]));
+  };
+  const double before = gap();
+  std::fill(action.begin(), action.end(), 0.5f);  // push the pair around
+  for (int k = 0; k < 200; ++k) env.Step(action.data(), obs.data());
+  CHECK(std::abs(gap() - before) < 1e-6);
 }
 
 }  // TEST_SUITE
