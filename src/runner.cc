@@ -94,24 +94,31 @@ void TrajectoryRow(const mjModel* m, const mjData* d, std::vector<double>* row) 
   }
 }
 
+ResolvedInput ResolveInput(const std::string& input, std::optional<Engine> engine,
+                           std::optional<Integrator> integrator, std::optional<double> dt) {
+  ResolvedInput r;
+  r.model = input;
+  if (EndsWith(input, ".json")) {
+    r.scenario = Scenario::FromFile(input);
+    r.model = r.scenario->model;
+  } else if (!EndsWith(input, ".xml") && !EndsWith(input, ".mjcf")) {
+    throw ConfigError(input + ": expected an MJCF model (.xml) or a scenario (.json)");
+  }
+  const std::optional<Scenario>& s = r.scenario;
+  r.options.engine = engine.value_or(s && s->engine ? *s->engine : Engine::kNereid);
+  r.options.integrator = integrator ? integrator : (s ? s->integrator : std::nullopt);
+  r.options.timestep = dt ? dt : (s ? s->dt : std::nullopt);
+  return r;
+}
+
 RunResult Run(const RunOptions& options, std::ostream* log) {
   if (options.record_every < 1) {
     throw ConfigError("--record-every must be >= 1, got " + std::to_string(options.record_every));
   }
-  std::optional<Scenario> scenario;
-  std::string model_path = options.input;
-  if (EndsWith(options.input, ".json")) {
-    scenario = Scenario::FromFile(options.input);
-    model_path = scenario->model;
-  } else if (!EndsWith(options.input, ".xml") && !EndsWith(options.input, ".mjcf")) {
-    throw ConfigError(options.input + ": expected an MJCF model (.xml) or a scenario (.json)");
-  }
-  SimulationOptions sim_options;
-  sim_options.engine = options.engine.value_or(
-      scenario && scenario->engine ? *scenario->engine : Engine::kNereid);
-  sim_options.integrator = options.integrator ? options.integrator
-                                              : (scenario ? scenario->integrator : std::nullopt);
-  sim_options.timestep = options.dt ? options.dt : (scenario ? scenario->dt : std::nullopt);
+  ResolvedInput input = ResolveInput(options.input, options.engine, options.integrator, options.dt);
+  std::optional<Scenario>& scenario = input.scenario;
+  const std::string& model_path = input.model;
+  const SimulationOptions& sim_options = input.options;
   const double duration = options.duration.value_or(
       scenario && scenario->duration ? *scenario->duration : 10.0);
   if (!(duration > 0) || !std::isfinite(duration)) {

@@ -16,6 +16,7 @@
 #include "nereid/allocation.h"
 #include "nereid/error.h"
 #include "nereid/kinematics.h"
+#include "nereid/runner.h"
 #include "recording.h"
 
 namespace nereid::viewer {
@@ -23,10 +24,6 @@ namespace {
 
 constexpr double kHeadlessFrame = 1.0 / 60;  // simulated seconds per headless frame
 constexpr int kMaxGeom = 4000;
-
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 std::string Timestamp() {
   const std::time_t now = std::time(nullptr);
@@ -70,20 +67,9 @@ App::~App() {
 
 void App::Load() {
   // the same inputs, precedence and messages as `nereid run`
-  std::string model_path = options_.input;
-  if (EndsWith(options_.input, ".json")) {
-    scenario_ = Scenario::FromFile(options_.input);
-    model_path = scenario_->model;
-  } else if (!EndsWith(options_.input, ".xml") && !EndsWith(options_.input, ".mjcf")) {
-    throw ConfigError(options_.input + ": expected an MJCF model (.xml) or a scenario (.json)");
-  }
-  SimulationOptions sim_options;
-  if (scenario_) {
-    sim_options.engine = scenario_->engine.value_or(Engine::kNereid);
-    sim_options.integrator = scenario_->integrator;
-    sim_options.timestep = scenario_->dt;
-  }
-  sim_ = Simulation::LoadFile(model_path, sim_options);
+  ResolvedInput input = ResolveInput(options_.input);
+  scenario_ = std::move(input.scenario);
+  sim_ = Simulation::LoadFile(input.model, input.options);
   const mjModel* m = sim_->model();
 
   vehicle_ = FirstFreeBody(m);

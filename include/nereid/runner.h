@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "nereid/scenario.h"
 #include "nereid/simulation.h"
 
 namespace nereid {
@@ -30,6 +31,18 @@ struct RunResult {
   bool diverged = false;
   std::string error;
 };
+
+// An input (MODEL.xml or SCENARIO.json) resolved into what to load: the scenario if any,
+// the model file, and the simulation options (overrides, else the scenario's, else the
+// model's). Throws ConfigError for an input that is neither, or a bad scenario.
+struct ResolvedInput {
+  std::optional<Scenario> scenario;
+  std::string model;
+  SimulationOptions options;
+};
+ResolvedInput ResolveInput(const std::string& input, std::optional<Engine> engine = std::nullopt,
+                           std::optional<Integrator> integrator = std::nullopt,
+                           std::optional<double> dt = std::nullopt);
 
 // Runs the job and writes its outputs. Throws ConfigError / LoadError for bad input; a
 // diverging state ends the run early with result.diverged (the outputs are still written).

@@ -219,7 +219,17 @@ void VmsController::Update(double dt) {
     const double e = r - d->qpos[loop.qpos];
     const double e_dot = rate - d->qvel[loop.dof];
     loop.integral += e * dt;
-    d->ctrl[loop.actuator] = (loop.spec.kp * e + loop.spec.ki * loop.integral + loop.spec.kd * e_dot) / loop.gear;
+    double u = (loop.spec.kp * e + loop.spec.ki * loop.integral + loop.spec.kd * e_dot) / loop.gear;
+    if (m->actuator_ctrllimited[loop.actuator]) {
+      // anti-windup (conditional integration): no integration while the motor is saturated
+      // in the direction the error pushes
+      const double lo = m->actuator_ctrlrange[2 * loop.actuator], hi = m->actuator_ctrlrange[2 * loop.actuator + 1];
+      if ((u > hi && e > 0) || (u < lo && e < 0)) {
+        loop.integral -= e * dt;
+        u = (loop.spec.kp * e + loop.spec.ki * loop.integral + loop.spec.kd * e_dot) / loop.gear;
+      }
+    }
+    d->ctrl[loop.actuator] = u;
   }
   if (!monitor_.empty()) {
     // velocities of the current state (d->cvel may still hold the previous step's)

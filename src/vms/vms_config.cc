@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "json_reader.h"
 #include "nereid/error.h"
 
 namespace nereid {
@@ -10,103 +11,53 @@ namespace {
 
 using nlohmann::json;
 
-class VmsReader {
- public:
-  explicit VmsReader(const std::string& source) : source_(source) {}
+using VmsReader = detail::JsonReader;
 
-  [[noreturn]] void Fail(const std::string& path, const std::string& rule, const json* value = nullptr) const {
-    std::string message = source_ + ": " + path + ": " + rule;
-    if (value) message += " (got " + value->dump() + ")";
-    throw ConfigError(message);
-  }
-
-  void Keys(const json& object, const std::string& path, std::initializer_list<const char*> allowed) const {
-    if (!object.is_object()) Fail(path, "expected an object", &object);
-    for (auto it = object.begin(); it != object.end(); ++it) {
-      bool known = false;
-      for (const char* k : allowed) known = known || it.key() == k;
-      if (known) continue;
-      std::string list;
-      for (const char* k : allowed) list += std::string(list.empty() ? "" : ", ") + k;
-      Fail(path + "/" + it.key(), "unknown key; allowed: " + list);
-    }
-  }
-
-  const json& Required(const json& object, const std::string& path, const char* key) const {
-    if (!object.contains(key)) Fail(path + "/" + key, "missing required key");
-    return object[key];
-  }
-
-  double Number(const json& value, const std::string& path) const {
-    if (!value.is_number() || !std::isfinite(value.get<double>())) Fail(path, "expected a finite number", &value);
-    return value.get<double>();
-  }
-
-  double Number(const json& object, const std::string& path, const char* key, double fallback) const {
-    return object.contains(key) ? Number(object[key], path + "/" + key) : fallback;
-  }
-
-  std::string String(const json& value, const std::string& path) const {
-    if (!value.is_string()) Fail(path, "expected a string", &value);
-    return value.get<std::string>();
-  }
-
-  std::vector<double> Numbers(const json& value, const std::string& path, size_t n) const {
-    if (!value.is_array() || value.size() != n) {
-      Fail(path, "expected an array of " + std::to_string(n) + " numbers", &value);
-    }
-    std::vector<double> out;
-    for (size_t i = 0; i < n; ++i) out.push_back(Number(value[i], path + "/" + std::to_string(i)));
-    return out;
-  }
-
-  // a number (constant) or {"sine": {...}} / {"ramp": {...}} / {"linear": {...}}
-  Signal ReadSignal(const json& value, const std::string& path) const {
-    Signal s;
-    if (value.is_number()) {
-      s.value = Number(value, path);
-      return s;
-    }
-    Keys(value, path, {"sine", "ramp", "linear"});
-    if (value.size() != 1) Fail(path, "give a number or exactly one of sine, ramp, linear", &value);
-    if (value.contains("sine")) {
-      const json& j = value["sine"];
-      const std::string p = path + "/sine";
-      Keys(j, p, {"amplitude", "period", "phase", "offset", "start", "end", "outside"});
-      s.kind = Signal::Kind::kSine;
-      s.amplitude = Number(Required(j, p, "amplitude"), p + "/amplitude");
-      s.period = Number(Required(j, p, "period"), p + "/period");
-      if (!(s.period > 0)) Fail(p + "/period", "must be > 0 (s)", &j["period"]);
-      s.phase = Number(j, p, "phase", 0);
-      s.offset = Number(j, p, "offset", 0);
-      s.start = Number(j, p, "start", -Signal::kInf);
-      s.end = Number(j, p, "end", Signal::kInf);
-      s.value = Number(j, p, "outside", 0);
-      if (!(s.end > s.start)) Fail(p + "/end", "must be later than start", j.contains("end") ? &j["end"] : nullptr);
-    } else if (value.contains("ramp")) {
-      const json& j = value["ramp"];
-      const std::string p = path + "/ramp";
-      Keys(j, p, {"start", "end", "from", "to"});
-      s.kind = Signal::Kind::kRamp;
-      s.start = Number(Required(j, p, "start"), p + "/start");
-      s.end = Number(Required(j, p, "end"), p + "/end");
-      s.from = Number(j, p, "from", 0);
-      s.to = Number(Required(j, p, "to"), p + "/to");
-      if (!(s.end > s.start)) Fail(p + "/end", "must be later than start", &j["end"]);
-    } else {
-      const json& j = value["linear"];
-      const std::string p = path + "/linear";
-      Keys(j, p, {"offset", "rate"});
-      s.kind = Signal::Kind::kLinear;
-      s.offset = Number(j, p, "offset", 0);
-      s.rate = Number(Required(j, p, "rate"), p + "/rate");
-    }
+// a number (constant) or {"sine": {...}} / {"ramp": {...}} / {"linear": {...}}
+Signal ReadSignal(const VmsReader& r, const json& value, const std::string& path) {
+  Signal s;
+  if (value.is_number()) {
+    s.value = r.Number(value, path);
     return s;
   }
+  r.Keys(value, path, {"sine", "ramp", "linear"});
+  if (value.size() != 1) r.Fail(path, "give a number or exactly one of sine, ramp, linear", &value);
+  if (value.contains("sine")) {
+    const json& j = value["sine"];
+    const std::string p = path + "/sine";
+    r.Keys(j, p, {"amplitude", "period", "phase", "offset", "start", "end", "outside"});
+    s.kind = Signal::Kind::kSine;
+    s.amplitude = r.Number(r.Required(j, p, "amplitude"), p + "/amplitude");
+    s.period = r.Number(r.Required(j, p, "period"), p + "/period");
+    if (!(s.period > 0)) r.Fail(p + "/period", "must be > 0 (s)", &j["period"]);
+    s.phase = r.Number(j, p, "phase", 0);
+    s.offset = r.Number(j, p, "offset", 0);
+    s.start = r.Number(j, p, "start", -Signal::kInf);
+    s.end = r.Number(j, p, "end", Signal::kInf);
+    s.value = r.Number(j, p, "outside", 0);
+    if (!(s.end > s.start)) r.Fail(p + "/end", "must be later than start", j.contains("end") ? &j["end"] : nullptr);
+  } else if (value.contains("ramp")) {
+    const json& j = value["ramp"];
+    const std::string p = path + "/ramp";
+    r.Keys(j, p, {"start", "end", "from", "to"});
+    s.kind = Signal::Kind::kRamp;
+    s.start = r.Number(r.Required(j, p, "start"), p + "/start");
+    s.end = r.Number(r.Required(j, p, "end"), p + "/end");
+    s.from = r.Number(j, p, "from", 0);
+    s.to = r.Number(r.Required(j, p, "to"), p + "/to");
+    if (!(s.end > s.start)) r.Fail(p + "/end", "must be later than start", &j["end"]);
+  } else {
+    const json& j = value["linear"];
+    const std::string p = path + "/linear";
+    r.Keys(j, p, {"offset", "rate"});
+    s.kind = Signal::Kind::kLinear;
+    s.offset = r.Number(j, p, "offset", 0);
+    s.rate = r.Number(r.Required(j, p, "rate"), p + "/rate");
+  }
+  return s;
+}
 
- private:
-  const std::string& source_;
-};
+
 
 VehiclePdSpec ReadVehicle(const VmsReader& r, const json& j, const std::string& path) {
   r.Keys(j, path, {"body", "kp", "kd", "active", "origin", "reference"});
@@ -137,7 +88,7 @@ VehiclePdSpec ReadVehicle(const VmsReader& r, const json& j, const std::string& 
     r.Keys(ref, p, {"x", "y", "z", "phi", "theta", "psi"});
     const char* names[6] = {"x", "y", "z", "phi", "theta", "psi"};
     for (size_t i = 0; i < 6; ++i) {
-      if (ref.contains(names[i])) v.reference[i] = r.ReadSignal(ref[names[i]], p + "/" + names[i]);
+      if (ref.contains(names[i])) v.reference[i] = ReadSignal(r, ref[names[i]], p + "/" + names[i]);
     }
   }
   return v;
@@ -172,7 +123,7 @@ JointLoopSpec ReadJoint(const VmsReader& r, const json& j, const std::string& pa
   } else {
     js.kd = gains[1];
   }
-  if (j.contains("reference")) js.reference = r.ReadSignal(j["reference"], path + "/reference");
+  if (j.contains("reference")) js.reference = ReadSignal(r, j["reference"], path + "/reference");
   return js;
 }
 
@@ -198,7 +149,7 @@ ArmIkSpec ReadIk(const VmsReader& r, const json& j, const std::string& path) {
   r.Keys(target, path + "/target", {"x", "y", "z"});
   const char* names[3] = {"x", "y", "z"};
   for (size_t i = 0; i < 3; ++i) {
-    ik.target[i] = r.ReadSignal(r.Required(target, path + "/target", names[i]), path + "/target/" + names[i]);
+    ik.target[i] = ReadSignal(r, r.Required(target, path + "/target", names[i]), path + "/target/" + names[i]);
   }
   return ik;
 }

@@ -1,0 +1,97 @@
+// Copyright Nereid authors.
+// Reading JSON input (scenarios, controller specs) with errors that name the file, the
+// JSON path of the offending value, and the value: "<file>: <path>: <rule> (got <value>)".
+// Internal to the engine library.
+#ifndef NEREID_SRC_JSON_READER_H_
+#define NEREID_SRC_JSON_READER_H_
+
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "nereid/error.h"
+#include "nereid/frames.h"
+
+namespace nereid::detail {
+
+class JsonReader {
+ public:
+  using json = nlohmann::json;
+  explicit JsonReader(std::string source) : source_(std::move(source)) {}
+  const std::string& source() const { return source_; }
+
+  [[noreturn]] void Fail(const std::string& path, const std::string& rule,
+                         const json* value = nullptr) const {
+    std::string message = source_ + ": " + (path.empty() ? "/" : path) + ": " + rule;
+    if (value) message += " (got " + value->dump() + ")";
+    throw ConfigError(message);
+  }
+
+  // Throws for any key of `object` not in `allowed`, listing the allowed ones.
+  void Keys(const json& object, const std::string& path,
+            std::initializer_list<const char*> allowed) const {
+    if (!object.is_object()) Fail(path, "expected an object", &object);
+    for (auto it = object.begin(); it != object.end(); ++it) {
+      if (std::none_of(allowed.begin(), allowed.end(),
+                       [&](const char* k) { return it.key() == k; })) {
+        std::string list;
+        for (const char* k : allowed) list += std::string(list.empty() ? "" : ", ") + k;
+        Fail(path + "/" + it.key(), "unknown key; allowed: " + list);
+      }
+    }
+  }
+
+  const json& Required(const json& object, const std::string& path, const char* key) const {
+    if (!object.contains(key)) Fail(path + "/" + key, "missing required key");
+    return object[key];
+  }
+
+  double Number(const json& value, const std::string& path) const {
+    if (!value.is_number()) Fail(path, "expected a number", &value);
+    const double x = value.get<double>();
+    if (!std::isfinite(x)) Fail(path, "expected a finite number", &value);
+    return x;
+  }
+
+  // object[key] as a number, or `fallback` when absent
+  double Number(const json& object, const std::string& path, const char* key, double fallback) const {
+    return object.contains(key) ? Number(object[key], path + "/" + key) : fallback;
+  }
+
+  double Positive(const json& value, const std::string& path) const {
+    const double x = Number(value, path);
+    if (!(x > 0)) Fail(path, "must be > 0", &value);
+    return x;
+  }
+
+  std::string String(const json& value, const std::string& path) const {
+    if (!value.is_string()) Fail(path, "expected a string", &value);
+    return value.get<std::string>();
+  }
+
+  std::vector<double> Numbers(const json& value, const std::string& path, size_t n) const {
+    if (!value.is_array() || value.size() != n) {
+      Fail(path, "expected an array of " + std::to_string(n) + " numbers", &value);
+    }
+    std::vector<double> out;
+    for (size_t i = 0; i < n; ++i) out.push_back(Number(value[i], path + "/" + std::to_string(i)));
+    return out;
+  }
+
+  Vec3 Vector3(const json& value, const std::string& path) const {
+    std::vector<double> x = Numbers(value, path, 3);
+    return Vec3(x[0], x[1], x[2]);
+  }
+
+ private:
+  std::string source_;
+};
+
+}  // namespace nereid::detail
+
+#endif  // NEREID_SRC_JSON_READER_H_

@@ -1,0 +1,264 @@
+// Copyright Nereid authors.
+// Vehicle-manipulator systems (seeds 003 and 004): conservation of angular momentum, the
+// reaction of a passive vehicle to its arm, per-link added mass on a hinge against its
+// closed form, the arm's kinematics against seed 003 Table 1, and the scenario block.
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <tuple>
+
+#include <doctest/doctest.h>
+#include <mujoco/mujoco.h>
+
+#include "nereid/error.h"
+#include "nereid/kinematics.h"
+#include "nereid/scenario.h"
+#include "nereid/simulation.h"
+#include "nereid/vms.h"
+#include "test_util.h"
+
+namespace nereid {
+namespace {
+
+// seed 004 eq. 85 prescribed by the computed-torque servo (kp 400 1/s^2, kd 40 1/s)
+VmsControllerSpec Seed004Servo(double amplitude2, double amplitude3) {
+  VmsControllerSpec spec;
+  spec.path = "/controller";
+  for (const auto& [joint, amplitude, period] :
+       {std::tuple{"theta2", amplitude2, 10.0}, std::tuple{"theta3", amplitude3, 3.0}}) {
+    JointLoopSpec j;
+    j.joint = joint;
+    j.actuator = std::string(joint) + "_motor";
+    j.path = "/controller/joints";
+    j.mode = JointLoopSpec::Mode::kComputedTorque;
+    j.kp = 400;
+    j.kd = 40;
+    j.reference.kind = Signal::Kind::kSine;
+    j.reference.amplitude = amplitude;
+    j.reference.period = period;
+    spec.joints.push_back(j);
+  }
+  return spec;
+}
+
+Vec3 TotalAngularMomentum(Simulation& sim) {
+  sim.Forward();
+  mj_subtreeVel(sim.model(), sim.data());
+  const mjtNum* L = sim.data()->subtree_angmom;  // body 0: the whole system, about its CoM
+  return Vec3(L[0], L[1], L[2]);
+}
+
+}  // namespace
+
+TEST_SUITE("vms") {
+
+TEST_CASE("seed 004: angular momentum about the centre of mass is conserved while the arm moves") {
+  // free ROV, no gravity, no water: the joint torques are internal, so the total angular
+  // momentum about the system's CoM is constant; RK4 at 1 ms
+  SimulationOptions options;
+  options.integrator = Integrator::kRK4;
+  options.timestep = 0.001;
+  auto sim = Simulation::LoadFile(test::ModelPath("rov_two_link/rov_two_link_free.xml"), options);
+  mjData* d = sim->data();
+  const double v0[8] = {0.3, -0.2, 0.1, 0.05, -0.08, 0.12, 0.9, 3.3};  // lin, ang (body), joints
+  for (int i = 0; i < 8; ++i) d->qvel[i] = v0[i];
+  VmsController servo(*sim, Seed004Servo(M_PI / 2, M_PI / 2), "test");
+  const Vec3 L0 = TotalAngularMomentum(*sim);
+  double worst = 0, swing = 0;
+  for (int k = 0; k < 5000; ++k) {  // 5 s
+    servo.Update(0.001);
+    sim->Step();
+    if (k % 50 != 49) continue;
+    worst = std::max(worst, (TotalAngularMomentum(*sim) - L0).norm() / L0.norm());
+    swing = std::max(swing, std::abs(d->qpos[8]));
+  }
+  MESSAGE("|L - L0| / |L0| over 5 s: " << worst << " (|L0| = " << L0.norm() << " kg m^2/s)");
+  CHECK(swing > 1.4);  // the arm really moved (theta3 amplitude pi/2)
+  CHECK(worst <= 1e-8);
+}
+
+TEST_CASE("seed 004: a passive ROV turns against its arm as momentum requires") {
+  // ROV held at its centre (ball joint), theta3 = 0, theta2 swings: the rod (m3/3 about the
+  // joint) and the ROV (2/3 m1) share the zero angular momentum about the fixed centre,
+  // so the ROV's yaw is psi = -J31 / (J11 + J31) theta2, with no roll or pitch
+  SimulationOptions options;
+  options.integrator = Integrator::kRK4;
+  options.timestep = 0.001;
+  auto sim = Simulation::LoadFile(test::ModelPath("rov_two_link/rov_two_link_held.xml"), options);
+  const mjModel* m = sim->model();
+  mjData* d = sim->data();
+  const double J11 = 2.0 / 3.0 * 2000, J31 = 100.0 / 3.0;
+  // theta2'(0) of the prescription, and the ROV's yaw rate that makes the momentum zero
+  d->qvel[3] = M_PI / 2 * 2 * M_PI / 10;
+  d->qvel[2] = -J31 / (J11 + J31) * d->qvel[3];
+  VmsController servo(*sim, Seed004Servo(M_PI / 2, 0), "test");
+  double worst = 0, worst_tilt = 0, psi_max = 0;
+  for (int k = 0; k < 10000; ++k) {  // 10 s, one period of theta2
+    servo.Update(0.001);
+    sim->Step();
+    const Eigen::Quaterniond q(d->qpos[0], d->qpos[1], d->qpos[2], d->qpos[3]);
+    const Mat3 R = q.toRotationMatrix();
+    const double psi = std::atan2(R(1, 0), R(0, 0));
+    const double theta2 = d->qpos[4];
+    worst = std::max(worst, std::abs(psi - (-J31 / (J11 + J31) * theta2)));
+    worst_tilt = std::max(worst_tilt, std::abs(R(2, 2) - 1));
+    psi_max = std::max(psi_max, std::abs(psi));
+    // the direction: the ROV turns opposite to the arm
+    if (std::abs(theta2) > 0.1) CHECK(psi * theta2 < 0);
+  }
+  MESSAGE("ROV yaw vs -J31/(J11+J31) theta2: max error " << worst << " rad (|psi| up to " << psi_max
+                                                          << " rad); tilt " << worst_tilt);
+  CHECK(psi_max == doctest::Approx(J31 / (J11 + J31) * M_PI / 2).epsilon(1e-3));
+  CHECK(worst <= 1e-9);
+  CHECK(worst_tilt <= 1e-12);
+  CHECK(m->nv == 5);
+}
+
+TEST_CASE("per-link added mass: the torque to accelerate a link on a fixed hinge") {
+  // link (m = 1.5 kg, CoG at r = (0.2, 0.05, -0.03) m, I_cg = diag(0.01, 0.02, 0.03)) on a
+  // hinge with an oblique axis a; M_A diagonal at the CoG. Closed form about the hinge:
+  //   I_rigid = a^T I_cg a + m |a x r|^2,  I_added = (a x r)^T A11 (a x r) + a^T A22 a
+  // and tau = (I_rigid + I_added) alpha at any hinge rate (the inertia about a fixed axis is
+  // constant, so the velocity terms of C_A and Jdot cancel).
+  const Vec3 axis = Vec3(0.3, -0.5, 0.8).normalized(), r(0.2, 0.05, -0.03);
+  const Vec3 A11(0.3, 0.5, 0.7), A22(0.001, 0.002, 0.003), Icg(0.01, 0.02, 0.03);
+  const double mass = 1.5;
+  auto xml = [&](bool added) {
+    std::ostringstream s;
+    s.precision(17);
+    s << "<mujoco><compiler inertiafromgeom='false'/><option gravity='0 0 0' integrator='RK4'/>\n"
+      << "<extension><plugin plugin='nereid.hydrodynamics'><instance name='h'>"
+      << "<config key='body' value='link'/><config key='frame' value='flu'/>"
+      << "<config key='added_mass' value='" << (added ? "0.3 0.5 0.7 0.001 0.002 0.003" : "0 0 0 0 0 0") << "'/>"
+      << "<config key='linear_damping' value='0 0 0 0 0 0'/><config key='quadratic_damping' value='0 0 0 0 0 0'/>"
+      << "<config key='reference_point' value='0.2 0.05 -0.03'/></instance></plugin></extension>\n"
+      << "<worldbody><body name='link' pos='0 0 -2'>"
+      << "<joint type='hinge' axis='" << axis.x() << " " << axis.y() << " " << axis.z() << "'/>"
+      << "<inertial pos='0.2 0.05 -0.03' mass='1.5' diaginertia='0.01 0.02 0.03'/>"
+      << "<geom type='capsule' fromto='0 0 0 0.2 0.05 -0.03' size='0.02' contype='0' conaffinity='0'/>"
+      << "</body></worldbody></mujoco>";
+    return s.str();
+  };
+  const Vec3 axr = axis.cross(r);
+  const double I_rigid = axis.dot(Icg.asDiagonal() * axis) + mass * axr.squaredNorm();
+  const double I_added = axr.dot(A11.asDiagonal() * axr) + axis.dot(A22.asDiagonal() * axis);
+  const double tau = 0.7;
+  double worst = 0;
+  for (bool added : {false, true}) {
+    auto sim = Simulation::LoadString(xml(added));
+    const mjModel* m = sim->model();
+    mjData* d = sim->data();
+    const double I_total = I_rigid + (added ? I_added : 0.0);
+    for (double rate : {0.0, 2.5, -4.0}) {
+      d->qvel[0] = rate;
+      d->qpos[0] = 0.4;
+      // forward: alpha = tau / I
+      d->qfrc_applied[0] = tau;
+      sim->Forward();
+      const double alpha = d->qacc[0];
+      worst = std::max(worst, std::abs(alpha - tau / I_total) / (tau / I_total));
+      // inverse, from Nereid's mass matrix (added mass included) and passive forces:
+      // tau = M alpha + bias - passive for alpha = 1.3 rad/s^2
+      d->qfrc_applied[0] = 0;
+      sim->Forward();
+      mjtNum Malpha = 0;
+      const mjtNum acc = 1.3;
+      mj_mulM(m, d, &Malpha, &acc);
+      const double tau_needed = Malpha + d->qfrc_bias[0] - d->qfrc_passive[0];
+      worst = std::max(worst, std::abs(tau_needed - I_total * acc) / (I_total * acc));
+    }
+  }
+  MESSAGE("hinge link: I_rigid " << I_rigid << ", I_added " << I_added << " kg m^2; worst relative error "
+                                 << worst);
+  CHECK(I_added / I_rigid > 0.05);  // the added mass matters
+  CHECK(worst <= 1e-12);
+}
+
+TEST_CASE("seed 003 arm: the model's frames follow Table 1 (FK and IK round trip)") {
+  auto sim = Simulation::LoadFile(test::ModelPath("uvmms/uvmms.xml"));
+  const mjModel* m = sim->model();
+  mjData* d = sim->data();
+  const int body = mj_name2id(m, mjOBJ_BODY, "heavy");
+  double worst_fk = 0, worst_ik = 0;
+  const Vec3 qs[] = {Vec3(0, 0, 0), Vec3(0.3, -0.7, 1.1), Vec3(-1.2, 0.5, -0.9), Vec3(2.0, -1.4, 0.3)};
+  for (int arm = 1; arm <= 4; ++arm) {
+    const std::string a = "arm" + std::to_string(arm);
+    const int link1 = mj_name2id(m, mjOBJ_BODY, (a + "_link1").c_str());
+    const int ee = mj_name2id(m, mjOBJ_SITE, (a + "_ee").c_str());
+    for (const Vec3& q : qs) {
+      mj_resetDataKeyframe(m, d, 0);
+      for (int j = 0; j < 3; ++j) {
+        d->qpos[m->jnt_qposadr[mj_name2id(m, mjOBJ_JOINT, (a + "_q" + std::to_string(j + 1)).c_str())]] = q[j];
+      }
+      mj_kinematics(m, d);
+      // end effector in frame 1 at q1 = 0 (= the vehicle's FRD axes at the mount)
+      const Mat3 R_frd = BodyRotation(d, body) * Vec3(1, -1, -1).asDiagonal();
+      const Vec3 mount = BodyPosition(d, m->body_parentid[link1]) +
+                         BodyRotation(d, body) * Vec3(m->body_pos[3 * link1], m->body_pos[3 * link1 + 1],
+                                                      m->body_pos[3 * link1 + 2]);
+      const Vec3 p = R_frd.transpose() * (Vec3(d->site_xpos[3 * ee], d->site_xpos[3 * ee + 1],
+                                               d->site_xpos[3 * ee + 2]) - mount);
+      worst_fk = std::max(worst_fk, (p - AnthropomorphicFk(q, 0.12, 0.25)).norm());
+      for (int elbow : {-1, 1}) {
+        const Vec3 qi = AnthropomorphicIk(p, 0.12, 0.25, elbow);
+        worst_ik = std::max(worst_ik, (AnthropomorphicFk(qi, 0.12, 0.25) - p).norm());
+      }
+    }
+  }
+  // at q = 0 the arm hangs straight down (+z of FRD): seed 003 sec. 6.4's rest posture
+  CHECK((AnthropomorphicFk(Vec3::Zero(), 0.12, 0.25) - Vec3(0, 0, 0.37)).norm() < 1e-15);
+  MESSAGE("FK model vs Table 1: " << worst_fk << " m; IK round trip: " << worst_ik << " m");
+  CHECK(worst_fk <= 1e-12);
+  CHECK(worst_ik <= 1e-12);
+}
+
+TEST_CASE("the vms scenario block: errors name the file, the JSON path and the value") {
+  const std::string model = test::ModelPath("rov_two_link/rov_two_link_held.xml");
+  auto parse = [&](const std::string& controller) {
+    return Scenario::FromString("{\"model\": \"" + model + "\", \"controller\": " + controller + "}", "s.json", "");
+  };
+  CHECK_THROWS_WITH_AS(parse(R"({"type": "vms", "joints": [{"joint": "theta2", "actuator": "theta2_motor",
+      "mode": "servo", "gains": [1, 2]}]})"),
+      doctest::Contains("s.json: /controller/joints/0/mode: expected \"pid\" or \"computed_torque\" (got \"servo\")"),
+      ConfigError);
+  CHECK_THROWS_WITH_AS(parse(R"({"type": "vms", "joints": [{"joint": "theta2", "actuator": "theta2_motor",
+      "gains": [1, 2, 3], "reference": {"sine": {"amplitude": 1, "period": 0}}}]})"),
+      doctest::Contains("s.json: /controller/joints/0/reference/sine/period: must be > 0 (s) (got 0)"), ConfigError);
+  CHECK_THROWS_WITH_AS(parse(R"({"type": "vms", "vehicle": {"body": "rov", "kp": [1, 2, 3], "kd": [0, 0, 0, 0, 0, 0]}})"),
+      doctest::Contains("s.json: /controller/vehicle/kp: expected an array of 6 numbers (got [1,2,3])"), ConfigError);
+  // names are resolved against the model
+  Scenario s = parse(R"({"type": "vms", "joints": [{"joint": "theta9", "actuator": "theta2_motor",
+      "gains": [1, 2, 3]}]})");
+  auto sim = Simulation::LoadFile(model);
+  CHECK_THROWS_WITH_AS(VmsController(*sim, *s.vms_controller, s.source),
+                       doctest::Contains("s.json: /controller/joints/0/joint: no joint named 'theta9'"), ConfigError);
+  Scenario v = parse(R"({"type": "vms", "vehicle": {"body": "rov", "kp": [1, 1, 1, 1, 1, 1], "kd": [0, 0, 0, 0, 0, 0]}})");
+  CHECK_THROWS_WITH_AS(VmsController(*sim, *v.vms_controller, v.source),
+                       doctest::Contains("s.json: /controller/vehicle/body: body 'rov' has no free joint"), ConfigError);
+}
+
+TEST_CASE("signals: the windowed sine, ramp and linear forms and their rates") {
+  Signal s;
+  s.kind = Signal::Kind::kSine;
+  s.amplitude = M_PI / 4;
+  s.period = 5;
+  s.start = 10;
+  s.end = 20;
+  CHECK(s.Value(10) == 0);  // the window is (start, end]
+  CHECK(s.Value(11.25) == doctest::Approx(M_PI / 4 * std::sin(2 * M_PI * 11.25 / 5)));
+  CHECK(s.Value(25) == 0);
+  const double h = 1e-6;
+  CHECK(s.Rate(12.3) == doctest::Approx((s.Value(12.3 + h) - s.Value(12.3 - h)) / (2 * h)).epsilon(1e-8));
+  Signal ramp;
+  ramp.kind = Signal::Kind::kRamp;
+  ramp.start = 0;
+  ramp.end = 20;
+  ramp.to = 0.5;
+  CHECK(ramp.Value(5) == doctest::Approx(0.125));
+  CHECK(ramp.Rate(5) == doctest::Approx(0.025));
+  CHECK(ramp.Value(30) == 0.5);
+}
+
+}  // TEST_SUITE
+
+}  // namespace nereid
