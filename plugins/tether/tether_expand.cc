@@ -262,6 +262,21 @@ void ExpandTethers(mjSpec* spec) {
   for (int j = 0; j < m1->njnt; ++j) {
     if (!is_tether[static_cast<size_t>(j)]) old_to_new.push_back(j);
   }
+  // copies joint j's coordinates (qpos: free 7, ball 4; qvel: free 6, ball 3; else 1) from
+  // the old model's layout to the new one's
+  auto copy_joints = [&](const std::vector<double>& from, std::vector<double>* to, bool positions) {
+    const int* old_adr = positions ? m->jnt_qposadr : m->jnt_dofadr;
+    const int* new_adr = positions ? m1->jnt_qposadr : m1->jnt_dofadr;
+    for (int j = 0; j < m->njnt; ++j) {
+      const int jn = old_to_new[static_cast<size_t>(j)];
+      const int n = m->jnt_type[j] == mjJNT_FREE   ? (positions ? 7 : 6)
+                    : m->jnt_type[j] == mjJNT_BALL ? (positions ? 4 : 3)
+                                                   : 1;
+      for (int i = 0; i < n; ++i) {
+        (*to)[static_cast<size_t>(new_adr[jn] + i)] = from[static_cast<size_t>(old_adr[j] + i)];
+      }
+    }
+  };
   for (size_t index = 0; index < saved.size(); ++index) {
     Saved& s = saved[index];
     if (s.qpos.empty() && s.qvel.empty()) continue;
@@ -272,14 +287,7 @@ void ExpandTethers(mjSpec* spec) {
     std::vector<double> qpos(m1->qpos0, m1->qpos0 + m1->nq);
     std::vector<double> qvel(static_cast<size_t>(m1->nv), 0.0);
     if (s.qpos.size() == static_cast<size_t>(m->nq)) {
-      for (int j = 0; j < m->njnt; ++j) {
-        const int jn = old_to_new[static_cast<size_t>(j)];
-        const int n = m->jnt_type[j] == mjJNT_FREE ? 7 : m->jnt_type[j] == mjJNT_BALL ? 4 : 1;
-        for (int i = 0; i < n; ++i) {
-          qpos[static_cast<size_t>(m1->jnt_qposadr[jn] + i)] =
-              s.qpos[static_cast<size_t>(m->jnt_qposadr[j] + i)];
-        }
-      }
+      copy_joints(s.qpos, &qpos, true);
       // lay the tethers out for this keyframe's vehicle pose
       mju_copy(d->qpos, s.qpos.data(), static_cast<int>(m->nq));
       mj_kinematics(m, d);
@@ -310,14 +318,7 @@ void ExpandTethers(mjSpec* spec) {
                         std::to_string(m->nq));
     }
     if (s.qvel.size() == static_cast<size_t>(m->nv)) {
-      for (int j = 0; j < m->njnt; ++j) {
-        const int jn = old_to_new[static_cast<size_t>(j)];
-        const int n = m->jnt_type[j] == mjJNT_FREE ? 6 : m->jnt_type[j] == mjJNT_BALL ? 3 : 1;
-        for (int i = 0; i < n; ++i) {
-          qvel[static_cast<size_t>(m1->jnt_dofadr[jn] + i)] =
-              s.qvel[static_cast<size_t>(m->jnt_dofadr[j] + i)];
-        }
-      }
+      copy_joints(s.qvel, &qvel, false);
     }
     if (!s.qpos.empty()) mjs_setDouble(s.key->qpos, qpos.data(), static_cast<int>(m1->nq));
     if (!s.qvel.empty()) mjs_setDouble(s.key->qvel, qvel.data(), static_cast<int>(m1->nv));
