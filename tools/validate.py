@@ -373,7 +373,12 @@ scenarios replace the thrusters by constant forces (docs/crosscheck.md). **Diffe
 at 1700 and 1800 us Nereid's assembly does not settle to a straight steady speed: the
 speed of its centre of mass falls to zero every 0.7-1.4 s, i.e. the assembly turns over
 and the body-frame forces turn with it, while the seed's pair ran straight; the 1600 us
-run is straight at about 0.5 m/s. This is left to the cross-check scenarios' owner.
+run is straight at about 0.5 m/s. The likely cause is physical: the BlueROV's heave
+added mass (Z_wdot = 13.3 kg) far exceeds its surge added mass (X_udot = 2.6 kg), so the
+Munk moment (Z_wdot - X_udot) u^2 pitches a fast-moving assembly over once it exceeds the
+small restoring moment of BG = 0.02 m; in the seed's experiments a depth and attitude
+controller held the pair in the horizontal plane (seed 000 section 3.3), which these
+scenarios do not model.
 """)
     return "\n".join(text)
 
