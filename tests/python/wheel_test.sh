@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# `pip install .` works: builds the wheel from the source tree (scikit-build-core, the
+# pinned MuJoCo found through the current Python), installs it into a scratch folder and
+# makes a Gymnasium environment from the installed package. Args: PYTHON SOURCE_DIR WORK_DIR.
+set -euo pipefail
+py="$1"; src="$2"; work="$3"
+rm -rf "$work" && mkdir -p "$work"
+"$py" -m pip wheel -q --no-build-isolation --no-deps "$src" -w "$work/dist"
+"$py" -m pip install -q --no-deps --target "$work/site" "$work"/dist/nereid-*.whl
+cd "$work"
+env -u NEREID_MODEL_DIR PYTHONPATH="$work/site" "$py" - <<'PY'
+import os
+import gymnasium as gym
+import nereid
+
+assert nereid.__file__.startswith(os.getcwd()), nereid.__file__      # the installed copy
+assert os.path.isfile(os.path.join(nereid.model_dir(), "bluerov2_heavy", "bluerov2_heavy.xml"))
+env = gym.make("nereid/BlueROV2StationKeeping-v0")
+obs, _ = env.reset(seed=0)
+obs, reward, *_ = env.step(env.action_space.sample())
+print(f"installed wheel: observation {obs.shape}, reward {reward:.3f}")
+print("1 passed, 0 failed")
+PY
