@@ -234,18 +234,15 @@ drifts freely once the arm leaves the vertical. The seed's text puts the y motio
 Largest vehicle attitude excursion (rad) in each joint's window: """ +
                "; ".join(f"{w}: " + ", ".join(f"{k} {v:.3g}" for k, v in p.items()) for w, p in veh_peaks.items()) +
                f""". RMS joint tracking error of arm 1: q1 {jerr[1]:.3g}, q2 {jerr[2]:.3g},
-q3 {jerr[3]:.3g} rad. **Not reproduced.** The q1 window (10-20 s) behaves as the seed
-describes (the vehicle hardly moves), but from the q2 window on, the joint loops go
-unstable and the arms wind up. This is what Table 5, as the text extraction prints it,
-gives on this model: for I s^3 + kd s^2 + kp s + ki the PID is stable only if
-kd kp > I ki. Joint 2 (I about 0.028 kg m^2 with Table 3's added inertia): kd kp =
-0.4e-3 x 0.8 = 3.2e-4 < I ki = 1.4e-3, unstable; joint 1 with the arm swung out
-(I about 1e-2): 1.5e-5 < 1e-3, unstable; joint 3 (I about 0.013): 0.25 > 1.3e-3,
-stable. The seed's Fig. 14 shows tracking, so the reading of Table 5's exponents (or the
-seed's units: it codes quantities in grams and millimetres) is probably wrong; see
-models/uvmms/README.md. The seed: "the effect on the vehicle can be observed when the
-movement of joint q2 produces a change in the orientation of the vehicle"; the vehicle's
-pitch does respond first when q2 starts (25 s).
+q3 {jerr[3]:.3g} rad (references of amplitude 0.785 rad). Table 5's gains are read as
+acting on joint errors in **degrees** (`"angle_units": "deg"`, i.e. 180/pi times the
+printed numbers per radian). Read per radian, joints 1 and 2 are unstable: for
+I s^3 + kd s^2 + kp s + ki the PID is stable only if kd kp > I ki, and joint 2
+(I about 0.028 kg m^2 with Table 3's added inertia) has kd kp = 0.4e-3 x 0.8 = 3.2e-4 <
+I ki = 1.4e-3; per degree every joint meets the condition and tracks, as the seed's
+Fig. 14 shows. The reading is a reconstruction (models/uvmms/README.md). The seed: "the
+effect on the vehicle can be observed when the movement of joint q2 produces a change in
+the orientation of the vehicle"; the vehicle's pitch does respond first when q2 starts (25 s).
 
 ### 6.6: spiral, everything tracks (20 s)
 
@@ -259,9 +256,10 @@ the interaction forces between the systems; however, the effects are attenuated 
 actuators". Nereid's vehicle tracks the descending circle facing its centre after the
 initial step of the reference (y_d(0) = 0.5 m and psi_d(0) = 3 pi/2 while the vehicle
 starts at 0; the seed does not say how its vehicle started), with the thrusters
-saturated during that step. The arms do not track: the same Table 5 reading as in 6.5
-makes joints 1 and 2 unstable, and arm 1's inverse-kinematics reference is lost with
-them; this is not the seed's Fig. 15.
+saturated during that step. **Not reproduced for the arms:** with the same Table 5
+reading that tracks in 6.5, arm 1 does not follow its inverse-kinematics circle while the
+vehicle turns at 0.63 rad/s (joint 1, whose axis has no restoring moment, drifts); this is
+not the seed's Fig. 15, and is left open.
 """)
     return "\n".join(out)
 

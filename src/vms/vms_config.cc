@@ -95,7 +95,7 @@ VehiclePdSpec ReadVehicle(const VmsReader& r, const json& j, const std::string& 
 }
 
 JointLoopSpec ReadJoint(const VmsReader& r, const json& j, const std::string& path) {
-  r.Keys(j, path, {"joint", "actuator", "mode", "gains", "reference"});
+  r.Keys(j, path, {"joint", "actuator", "mode", "gains", "angle_units", "reference"});
   JointLoopSpec js;
   js.path = path;
   js.joint = r.String(r.Required(j, path, "joint"), path + "/joint");
@@ -122,6 +122,18 @@ JointLoopSpec ReadJoint(const VmsReader& r, const json& j, const std::string& pa
     js.kd = gains[2];
   } else {
     js.kd = gains[1];
+  }
+  if (j.contains("angle_units")) {
+    // gains given per degree of joint error (as a paper may print them): per radian they
+    // are 180/pi times larger (P, I and D alike)
+    const std::string units = r.String(j["angle_units"], path + "/angle_units");
+    if (units == "deg") {
+      js.kp *= 180 / M_PI;
+      js.ki *= 180 / M_PI;
+      js.kd *= 180 / M_PI;
+    } else if (units != "rad") {
+      r.Fail(path + "/angle_units", "expected \"rad\" or \"deg\"", &j["angle_units"]);
+    }
   }
   if (j.contains("reference")) js.reference = ReadSignal(r, j["reference"], path + "/reference");
   return js;

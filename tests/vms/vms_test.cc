@@ -226,6 +226,17 @@ TEST_CASE("the vms scenario block: errors name the file, the JSON path and the v
       doctest::Contains("s.json: /controller/joints/0/reference/sine/period: must be > 0 (s) (got 0)"), ConfigError);
   CHECK_THROWS_WITH_AS(parse(R"({"type": "vms", "vehicle": {"body": "rov", "kp": [1, 2, 3], "kd": [0, 0, 0, 0, 0, 0]}})"),
       doctest::Contains("s.json: /controller/vehicle/kp: expected an array of 6 numbers (got [1,2,3])"), ConfigError);
+  CHECK_THROWS_WITH_AS(parse(R"({"type": "vms", "joints": [{"joint": "theta2", "actuator": "theta2_motor",
+      "gains": [1, 2, 3], "angle_units": "grad"}]})"),
+      doctest::Contains("s.json: /controller/joints/0/angle_units: expected \"rad\" or \"deg\" (got \"grad\")"),
+      ConfigError);
+  // gains per degree of error are 180/pi times larger per radian, all three alike
+  const Scenario deg = parse(R"({"type": "vms", "joints": [{"joint": "theta2", "actuator": "theta2_motor",
+      "gains": [0.8, 0.05, 0.0004], "angle_units": "deg"}]})");
+  const JointLoopSpec& loop = deg.vms_controller->joints.front();
+  CHECK(loop.kp == doctest::Approx(0.8 * 180 / M_PI).epsilon(1e-15));
+  CHECK(loop.ki == doctest::Approx(0.05 * 180 / M_PI).epsilon(1e-15));
+  CHECK(loop.kd == doctest::Approx(0.0004 * 180 / M_PI).epsilon(1e-15));
   // names are resolved against the model
   Scenario s = parse(R"({"type": "vms", "joints": [{"joint": "theta9", "actuator": "theta2_motor",
       "gains": [1, 2, 3]}]})");
