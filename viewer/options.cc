@@ -7,19 +7,11 @@
 namespace nereid::viewer {
 namespace {
 
-double ParseDouble(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  const double x = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0') throw Usage{flag + " expects a number, got '" + text + "'"};
-  return x;
-}
+using cli::ParseDouble;
 
 int ParsePositive(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  const long x = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || x < 1 || x > 1 << 20) {
-    throw Usage{flag + " expects a positive integer, got '" + text + "'"};
-  }
+  const long x = cli::ParseLong(flag, text);
+  if (x < 1 || x > 1 << 20) throw Usage{flag + " expects a positive integer, got '" + text + "'"};
   return static_cast<int>(x);
 }
 

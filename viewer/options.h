@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/arguments.h"
 #include "overlays.h"
 
 namespace nereid::viewer {
@@ -48,9 +49,7 @@ struct ViewerOptions {
 };
 
 // A command-line mistake (exit status 2, with the usage text).
-struct Usage {
-  std::string message;
-};
+using Usage = nereid::cli::Usage;
 
 // Parses the arguments after the program name. Throws Usage.
 ViewerOptions ParseOptions(const std::vector<std::string>& args);

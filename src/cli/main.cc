@@ -13,6 +13,7 @@
 
 #include "bench.h"
 #include "cli/crosscheck.h"
+#include "cli/arguments.h"
 #include "cli/info.h"
 #include "nereid/error.h"
 #include "nereid/runner.h"
@@ -36,23 +37,9 @@ constexpr char kUsage[] =
     "      body; writes DIR/report.json, CSVs and PNG plots (docs/crosscheck.md).\n"
     "  nereid version\n";
 
-struct Usage {
-  std::string message;
-};
-
-double ParseDouble(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  const double x = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0') throw Usage{flag + " expects a number, got '" + text + "'"};
-  return x;
-}
-
-long ParseLong(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  const long x = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0') throw Usage{flag + " expects an integer, got '" + text + "'"};
-  return x;
-}
+using nereid::cli::ParseDouble;
+using nereid::cli::ParseLong;
+using nereid::cli::Usage;
 
 std::string DefaultModelDir(const char* argv0) {
   if (const char* env = std::getenv("NEREID_MODEL_DIR")) return env;
