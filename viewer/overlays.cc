@@ -11,6 +11,7 @@
 #include "hydrodynamics/hydrodynamics.h"
 #include "nereid/kinematics.h"
 #include "nereid/plugins.h"
+#include "nereid/tether.h"
 
 namespace nereid::viewer {
 namespace {
@@ -22,7 +23,7 @@ constexpr std::array<OverlayInfo, kOverlayCount> kTable = {{
     {Overlay::kWeight, "weight", GLFW_KEY_4, {1, 0, 0, 1}, "weight at the CG"},
     {Overlay::kBuoyancy, "buoyancy", GLFW_KEY_5, {0, 1, 1, 1}, "buoyancy at the CB"},
     {Overlay::kCurrent, "current", GLFW_KEY_6, {1, 1, 0, 1}, "water current"},
-    {Overlay::kTether, "tether", GLFW_KEY_7, {1, 1, 1, 1}, "tether tension (not in engine)"},
+    {Overlay::kTether, "tether", GLFW_KEY_7, {1, 1, 1, 1}, "tether pull on the vehicle"},
     {Overlay::kConstraint, "constraint", GLFW_KEY_8, {1, 0.5f, 0, 1}, "equality constraint forces"},
 }};
 
@@ -124,12 +125,33 @@ bool AddCurrent(const mjModel* m, const mjData* d, Simulation& sim, int vehicle,
                   scales.current * v, width);
 }
 
+// nereid.tether: the tether's pull on the vehicle (the connect force of the lumped cable,
+// or the analytic eq. 3.21 force), drawn at the cable's vehicle end
+bool AddTethers(const mjModel* m, Simulation& sim, int vehicle, const ArrowScales& scales,
+                double width, mjvScene* scn) {
+  for (int instance : FindPluginInstances(m, kTetherPlugin)) {
+    const tether::Readout r = tether::Read(m, sim.data(), instance);
+    const Vec3 at = !r.nodes.empty() ? r.nodes.back()
+                    : vehicle >= 0   ? BodyPosition(sim.data(), vehicle)
+                                     : Vec3::Zero();
+    if (!AddArrow(scn, Overlay::kTether, at, scales.force * r.vehicle_force, width)) return false;
+  }
+  return true;
+}
+
 // Connect and weld equalities: the translational rows of efc_force are the world-frame
 // force on body 1 at its anchor (body 2 gets the opposite). Joint, tendon and flex
-// equalities have no point of action and are not drawn. UK constraints are not in the
-// engine yet; when they are, their forces belong here too.
-bool AddConstraints(const mjModel* m, const mjData* d, const ArrowScales& scales,
+// equalities have no point of action and are not drawn. UK connections report their own
+// force on body 1 at the connection point (Simulation::ConnectionReports).
+bool AddConstraints(const mjModel* m, const mjData* d, Simulation& sim, const ArrowScales& scales,
                     double width, mjvScene* scn) {
+  if (sim.constraints() == ConstraintMethod::kUK) {
+    for (const ConnectionReport& c : sim.ConnectionReports()) {
+      if (c.active && !AddArrow(scn, Overlay::kConstraint, c.point, scales.force * c.force, width)) {
+        return false;
+      }
+    }
+  }
   for (int i = 0; i < d->nefc; ++i) {
     if (d->efc_type[i] != mjCNSTR_EQUALITY) continue;
     const int eq = d->efc_id[i];
@@ -198,8 +220,8 @@ void AddOverlays(const mjModel* m, const mjData* d, Simulation& sim, int vehicle
   if (on(Overlay::kWeight) && !AddWeight(m, d, scales, width, scn)) return;
   if (on(Overlay::kBuoyancy) && !AddBuoyancy(m, d, scales, width, scn)) return;
   if (on(Overlay::kCurrent) && !AddCurrent(m, d, sim, vehicle, scales, width, scn)) return;
-  // Overlay::kTether: hook for the tether model (DESIGN.md); it has no force to read yet
-  if (on(Overlay::kConstraint)) AddConstraints(m, d, scales, width, scn);
+  if (on(Overlay::kTether) && !AddTethers(m, sim, vehicle, scales, width, scn)) return;
+  if (on(Overlay::kConstraint)) AddConstraints(m, d, sim, scales, width, scn);
 }
 
 void AddWaterSurface(const mjModel* m, const double center[3], mjvScene* scn) {
