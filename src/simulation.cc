@@ -17,6 +17,10 @@
 namespace nereid {
 namespace {
 
+// MuJoCo's divergence checks, in the order mj_step runs them, and what each checks
+constexpr int kDivergenceChecks[3] = {mjWARN_BADQPOS, mjWARN_BADQVEL, mjWARN_BADQACC};
+constexpr const char* kDivergenceWhat[3] = {"qpos", "qvel", "qacc"};
+
 // Where each entry of J^T M_A J for `dofs` lives in MuJoCo's lower-triangular CSR d->M.
 // False if MuJoCo did not store one of them (a "simple" body keeps only its diagonal).
 bool FindInertiaEntries(const mjModel* m, AddedMassBody* block) {
@@ -417,14 +421,14 @@ bool Simulation::TryStep(std::string* error) {
   // MuJoCo's checks reset the data (and every warning counter) when they find a bad
   // value; zeroing the three counters first makes any non-zero count afterwards mean
   // "this step diverged"
-  for (int w : {mjWARN_BADQPOS, mjWARN_BADQVEL, mjWARN_BADQACC}) d_->warning[w].number = 0;
+  for (int w : kDivergenceChecks) d_->warning[w].number = 0;
   step_start_time_ = d_->time;
   if (options_.engine == Engine::kMuJoCo) {
     mj_step(m_, d_);
   } else {
     StepNereid();
   }
-  for (int w : {mjWARN_BADQPOS, mjWARN_BADQVEL, mjWARN_BADQACC}) {
+  for (int w : kDivergenceChecks) {
     if (d_->warning[w].number) {
       if (error) *error = DivergenceMessage();
       return false;
@@ -439,10 +443,8 @@ void Simulation::Step() {
 }
 
 std::string Simulation::DivergenceMessage() const {
-  static constexpr int kChecks[3] = {mjWARN_BADQPOS, mjWARN_BADQVEL, mjWARN_BADQACC};
-  static constexpr const char* kWhat[3] = {"qpos", "qvel", "qacc"};
   for (int i = 0; i < 3; ++i) {
-    const mjWarningStat& w = d_->warning[kChecks[i]];
+    const mjWarningStat& w = d_->warning[kDivergenceChecks[i]];
     if (w.number == 0) continue;
     const int index = w.lastinfo;
     std::string joint = "?";
@@ -462,7 +464,7 @@ std::string Simulation::DivergenceMessage() const {
     std::snprintf(buffer, sizeof(buffer),
                   "%s: state diverged in the step from t = %.6g s: %s[%d] (joint '%s') is not "
                   "finite or exceeds %g; MuJoCo reset the data",
-                  source_.c_str(), step_start_time_, kWhat[i], index, joint.c_str(), mjMAXVAL);
+                  source_.c_str(), step_start_time_, kDivergenceWhat[i], index, joint.c_str(), mjMAXVAL);
     return buffer;
   }
   return source_ + ": state diverged";
