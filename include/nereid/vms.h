@@ -71,7 +71,8 @@ struct VehiclePdSpec {
 
 struct JointLoopSpec {
   enum class Mode {
-    kPid,             // tau = kp e + ki int(e) + kd de/dt (seed 003 Table 5)
+    kPid,             // tau = kp e + ki int(e) + kd de/dt (seed 003 Table 5); the kp and kd
+                      // terms act at every integrator stage (see VmsController)
     kComputedTorque,  // joint acceleration = r'' + kd de/dt + kp e, torque from the model
   };
   std::string joint, actuator, path;  // path: JSON path, for errors
@@ -97,7 +98,15 @@ struct VmsControllerSpec {
 };
 
 // Runs a VmsControllerSpec on a simulation: call Update before each step. Records the
-// references it used, one row per update (WriteReferences).
+// references it used, one row per update (WriteLog).
+//
+// A PID loop's motor becomes an affine-biased actuator (MuJoCo's bias -kp q - kd qdot) so
+// that the feedback on the joint's own state is evaluated at every integrator stage, as in
+// the seed's continuous-time model; Update sets ctrl to kp r + kd r' + ki int(e), held over
+// the step. A loop held over the step instead would alternate the joint's velocity sign
+// every step once kd dt / I > 2 (the per-degree Table 5 gains on a 0.013 kg m^2 joint at
+// 1 ms). The motor's torque limit moves from ctrlrange to forcerange, so the saturation
+// clips the total torque.
 class VmsController final {
  public:
   // Resolves the names. Throws ConfigError "<source>: <json path>: ..." for an unknown
@@ -109,17 +118,23 @@ class VmsController final {
   void Update(double dt);
   // vms.csv, one row per update (the state before the step): time; with a vehicle, its six
   // references (NED, Euler), the body wrench asked of the thrusters and the one allocated
-  // (FRD, about the body origin); each joint loop's reference; each monitored body's
-  // angular velocity in its own frame.
+  // (FRD, about the body origin); each joint loop's reference; each joint loop's inertia
+  // (the mass matrix's diagonal, added inertia included); each monitored body's angular
+  // velocity in its own frame.
   void WriteLog(const std::string& path) const;
 
  private:
   struct Loop {
     JointLoopSpec spec;
     int joint = -1, dof = -1, qpos = -1, actuator = -1;
-    double gear = 1, integral = 0;
+    double gear = 1, integral = 0;   // integral: int(e) up to the last update
+    double last_error = 0, last_dt = 0;  // e and the step's dt at the last update
+    bool started = false;
+    double torque_min = -std::numeric_limits<double>::infinity();
+    double torque_max = std::numeric_limits<double>::infinity();
     int ik = -1, ik_index = -1;
   };
+  void MakeStageFeedback(Loop& loop);
   double JointReference(const Loop& loop, double t, double* rate, double* accel) const;
   void UpdateComputedTorque(double t);
 

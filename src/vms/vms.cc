@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <tuple>
+#include <utility>
 
 #include <Eigen/Cholesky>
 
@@ -123,6 +125,7 @@ VmsController::VmsController(Simulation& sim, const VmsControllerSpec& spec, con
            "actuator '" + js.actuator + "' must be a <motor> on joint '" + js.joint + "' (torque = gear * ctrl)");
     }
     loop.gear = m->actuator_gear[6 * loop.actuator] * m->actuator_gainprm[mjNGAIN * loop.actuator];
+    if (js.mode == JointLoopSpec::Mode::kPid) MakeStageFeedback(loop);
     loops_.push_back(loop);
   }
   for (size_t a = 0; a < spec_.ik.size(); ++a) {
@@ -145,7 +148,38 @@ VmsController::VmsController(Simulation& sim, const VmsControllerSpec& spec, con
     }
     monitor_.push_back(id);
   }
-  columns_ = 1 + (spec_.vehicle ? 18 : 0) + loops_.size() + 3 * monitor_.size();
+  columns_ = 1 + (spec_.vehicle ? 18 : 0) + 2 * loops_.size() + 3 * monitor_.size();
+}
+
+void VmsController::MakeStageFeedback(Loop& loop) {
+  // torque = g * (g0 ctrl + b1 length + b2 velocity), with length = g q and velocity = g qdot
+  // for a joint transmission of gear g: b1 = -kp / g^2, b2 = -kd / g^2 give
+  // torque = g g0 ctrl - kp q - kd qdot.
+  mjModel* m = sim_.mutable_model();
+  const int a = loop.actuator;
+  const double g = m->actuator_gear[6 * a];
+  auto order = [](double x, double y) { return std::pair(std::min(x, y), std::max(x, y)); };
+  if (m->actuator_ctrllimited[a]) {
+    std::tie(loop.torque_min, loop.torque_max) =
+        order(loop.gear * m->actuator_ctrlrange[2 * a], loop.gear * m->actuator_ctrlrange[2 * a + 1]);
+  }
+  if (m->actuator_forcelimited[a]) {
+    const auto [lo, hi] = order(g * m->actuator_forcerange[2 * a], g * m->actuator_forcerange[2 * a + 1]);
+    loop.torque_min = std::max(loop.torque_min, lo);
+    loop.torque_max = std::min(loop.torque_max, hi);
+  }
+  m->actuator_biastype[a] = mjBIAS_AFFINE;
+  mjtNum* bias = m->actuator_biasprm + mjNBIAS * a;
+  std::fill(bias, bias + mjNBIAS, 0.0);
+  bias[1] = -loop.spec.kp / (g * g);
+  bias[2] = -loop.spec.kd / (g * g);
+  m->actuator_ctrllimited[a] = 0;
+  if (std::isfinite(loop.torque_min) || std::isfinite(loop.torque_max)) {
+    m->actuator_forcelimited[a] = 1;
+    const auto [lo, hi] = order(loop.torque_min / g, loop.torque_max / g);
+    m->actuator_forcerange[2 * a] = lo;
+    m->actuator_forcerange[2 * a + 1] = hi;
+  }
 }
 
 double VmsController::JointReference(const Loop& loop, double t, double* rate, double* accel) const {
@@ -215,21 +249,34 @@ void VmsController::Update(double dt) {
       computed_torque = true;
       continue;
     }
-    // seed 003 Table 5: PID on the joint error; the motor's ctrlrange is the saturation
+    // seed 003 Table 5: PID on the joint error. kp e + kd e' is the actuator's bias at every
+    // stage (MakeStageFeedback); ctrl carries the reference and integral terms.
     const double e = r - d->qpos[loop.qpos];
     const double e_dot = rate - d->qvel[loop.dof];
-    loop.integral += e * dt;
-    double u = (loop.spec.kp * e + loop.spec.ki * loop.integral + loop.spec.kd * e_dot) / loop.gear;
-    if (m->actuator_ctrllimited[loop.actuator]) {
-      // anti-windup (conditional integration): no integration while the motor is saturated
-      // in the direction the error pushes
-      const double lo = m->actuator_ctrlrange[2 * loop.actuator], hi = m->actuator_ctrlrange[2 * loop.actuator + 1];
-      if ((u > hi && e > 0) || (u < lo && e < 0)) {
-        loop.integral -= e * dt;
-        u = (loop.spec.kp * e + loop.spec.ki * loop.integral + loop.spec.kd * e_dot) / loop.gear;
-      }
+    // int(e) by the trapezoidal rule up to now; over the coming step it is held at its
+    // mid-step value, int + e dt / 2 (both second order in dt)
+    const double increment = loop.started ? 0.5 * (loop.last_error + e) * loop.last_dt : 0.0;
+    const double held = loop.integral + increment + 0.5 * e * dt;
+    // anti-windup (conditional integration): no integration while the motor is saturated
+    // in the direction the error pushes
+    const double tau = loop.spec.kp * e + loop.spec.ki * held + loop.spec.kd * e_dot;
+    const bool saturated = (tau > loop.torque_max && e > 0) || (tau < loop.torque_min && e < 0);
+    if (!saturated) loop.integral += increment;
+    loop.started = true;
+    loop.last_error = e;
+    loop.last_dt = saturated ? 0.0 : dt;
+    d->ctrl[loop.actuator] =
+        (loop.spec.kp * r + loop.spec.kd * rate + loop.spec.ki * (loop.integral + 0.5 * loop.last_dt * e)) / loop.gear;
+  }
+  for (const Loop& loop : loops_) {
+    // the joint's inertia: the diagonal of Nereid's mass matrix (added inertia included) at
+    // the last evaluation, for judging a loop's gains (a PID is stable iff kd kp > I ki)
+    double inertia = 0;
+    for (int k = 0; k < m->M_rownnz[loop.dof]; ++k) {
+      const int adr = m->M_rowadr[loop.dof] + k;
+      if (m->M_colind[adr] == loop.dof) inertia = d->M[adr];
     }
-    d->ctrl[loop.actuator] = u;
+    *out++ = inertia;
   }
   if (!monitor_.empty()) {
     // velocities of the current state (d->cvel may still hold the previous step's)
@@ -301,6 +348,7 @@ void VmsController::WriteLog(const std::string& path) const {
     for (const char* c : {"X", "Y", "Z", "K", "M", "N"}) out << ",tau_alloc." << c;
   }
   for (const Loop& loop : loops_) out << ",ref." << loop.spec.joint;
+  for (const Loop& loop : loops_) out << ",inertia." << loop.spec.joint;
   for (const std::string& b : spec_.monitor) out << "," << b << ".wx," << b << ".wy," << b << ".wz";
   out << "\n";
   for (size_t r = 0; r + columns_ <= rows_.size(); r += columns_) {

@@ -3,10 +3,12 @@
 // reaction of a passive vehicle to its arm, per-link added mass on a hinge against its
 // closed form, the arm's kinematics against seed 003 Table 1, and the scenario block.
 #include <cmath>
+#include <complex>
 #include <sstream>
 #include <string>
 #include <tuple>
 
+#include <Eigen/Eigenvalues>
 #include <doctest/doctest.h>
 #include <mujoco/mujoco.h>
 
@@ -210,6 +212,105 @@ TEST_CASE("seed 003 arm: the model's frames follow Table 1 (FK and IK round trip
   MESSAGE("FK model vs Table 1: " << worst_fk << " m; IK round trip: " << worst_ik << " m");
   CHECK(worst_fk <= 1e-12);
   CHECK(worst_ik <= 1e-12);
+}
+
+TEST_CASE("joint PID (seed 003 Table 5): the closed loop follows its linear closed form") {
+  // A body on a hinge about z (inertia I about it, no gravity, no water) under the joint PID
+  // with reference 0. With z = int(e), e = -q: z' = -q, I q'' = -kp q - kd q' + ki z, a
+  // linear system x' = A x whose solution is V exp(L t) V^-1 x0. The PID's kp and kd terms
+  // act at every RK4 stage (MakeStageFeedback); only the integral is held over the step.
+  // Cases (gains per degree, as the seed 003 scenarios read Table 5):
+  //  - joint 1 on the hanging arm (I = 1.46e-4 kg m^2): stable, kd dt / I = 1.18
+  //  - joint 1 on the extended arm (I = 0.015): kd kp < I ki, the oscillation grows
+  //  - joint 3 (I = 0.0128): kd dt / I = 2.24, where a loop held over the step would
+  //    alternate the velocity's sign every step (|1 - kd dt / I| > 1)
+  const double deg = 180 / M_PI, dt = 1e-3, q0 = 0.01;
+  struct Case { const char* name; double I, kp, ki, kd; bool grows; };
+  const Case cases[] = {{"joint 1, hanging arm", 1.46e-4, 5e-3 * deg, 1e-1 * deg, 3e-3 * deg, false},
+                        {"joint 1, extended arm", 0.015, 5e-3 * deg, 1e-1 * deg, 3e-3 * deg, true},
+                        {"joint 3", 0.0128, 5e-1 * deg, 1e-1 * deg, 5e-1 * deg, false}};
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    std::ostringstream xml;
+    xml.precision(17);
+    xml << "<mujoco><compiler inertiafromgeom='false'/><option gravity='0 0 0' integrator='RK4' timestep='" << dt
+        << "'/><worldbody><body name='link'><joint name='q' type='hinge' axis='0 0 1'/>"
+        << "<inertial pos='0 0 0' mass='0.2' diaginertia='1 1 " << c.I << "'/></body></worldbody>"
+        << "<actuator><motor name='m' joint='q' ctrllimited='true' ctrlrange='-100 100'/></actuator></mujoco>";
+    auto sim = Simulation::LoadString(xml.str());
+    VmsControllerSpec spec;
+    spec.path = "/controller";
+    JointLoopSpec loop;
+    loop.joint = "q";
+    loop.actuator = "m";
+    loop.path = "/controller/joints/0";
+    loop.kp = c.kp;
+    loop.ki = c.ki;
+    loop.kd = c.kd;
+    spec.joints.push_back(loop);
+    VmsController controller(*sim, spec, "test");
+    mjData* d = sim->data();
+    d->qpos[0] = q0;
+
+    Eigen::Matrix3d A;
+    A << 0, -1, 0, 0, 0, 1, c.ki / c.I, -c.kp / c.I, -c.kd / c.I;
+    Eigen::EigenSolver<Eigen::Matrix3d> eig(A);
+    const Eigen::Matrix3cd V = eig.eigenvectors();
+    const Eigen::Vector3cd w = V.inverse() * Eigen::Vector3cd(0, q0, 0);
+    auto exact = [&](double t) {
+      Eigen::Vector3cd x = Eigen::Vector3cd::Zero();
+      for (int k = 0; k < 3; ++k) x += V.col(k) * w[k] * std::exp(eig.eigenvalues()[k] * t);
+      return x[1].real();
+    };
+    const double growth = eig.eigenvalues().real().maxCoeff();
+    double worst = 0, peak = 0, late_peak = 0;
+    int sign_changes = 0;
+    const int steps = 5000;
+    for (int i = 0; i < steps; ++i) {
+      controller.Update(dt);
+      const double v_before = d->qvel[0];
+      sim->Step();
+      if (i > 0 && (v_before > 0) != (d->qvel[0] > 0)) ++sign_changes;
+      const double q_exact = exact(d->time);
+      worst = std::max(worst, std::abs(d->qpos[0] - q_exact));
+      peak = std::max(peak, std::abs(q_exact));
+      if (i >= steps - 1000) late_peak = std::max(late_peak, std::abs(d->qpos[0]));
+    }
+    MESSAGE(std::string(c.name) << ": largest eigenvalue real part " << growth << " 1/s; |q - closed form| <= " << worst
+                   << " rad (peak " << peak << "); velocity sign changes " << sign_changes << " in " << steps
+                   << " steps");
+    CHECK(worst <= 5e-4 * peak);
+    CHECK((growth > 0) == c.grows);
+    CHECK((late_peak > q0) == c.grows);  // the last second: grown past, or decayed below, q0
+    CHECK(sign_changes < 100);           // no step-to-step alternation
+  }
+
+  // saturation clips the total torque (the kp, kd bias included) at the motor's limit
+  auto sim = Simulation::LoadString(
+      "<mujoco><option gravity='0 0 0' integrator='RK4' timestep='0.001'/><worldbody><body name='link'>"
+      "<joint name='q' type='hinge' axis='0 0 1'/><inertial pos='0 0 0' mass='0.2' diaginertia='1 1 0.01'/>"
+      "</body></worldbody><actuator><motor name='m' joint='q' gear='2' ctrllimited='true' ctrlrange='-0.5 0.5'/>"
+      "</actuator></mujoco>");
+  VmsControllerSpec spec;
+  spec.path = "/controller";
+  JointLoopSpec loop;
+  loop.joint = "q";
+  loop.actuator = "m";
+  loop.path = "/controller/joints/0";
+  loop.kp = 50;
+  loop.ki = 5;
+  loop.kd = 1;
+  loop.reference.value = 1.0;
+  spec.joints.push_back(loop);
+  VmsController controller(*sim, spec, "test");
+  controller.Update(0.001);
+  sim->Step();
+  CHECK(sim->data()->qfrc_actuator[0] == doctest::Approx(1.0).epsilon(1e-12));  // gear 2 x ctrl limit 0.5
+  for (int i = 0; i < 2000; ++i) {
+    controller.Update(0.001);
+    sim->Step();
+    CHECK(std::abs(sim->data()->qfrc_actuator[0]) <= 1.0 + 1e-12);
+  }
 }
 
 TEST_CASE("the vms scenario block: errors name the file, the JSON path and the value") {
