@@ -136,6 +136,9 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
     follower = scenario->MakeController(*sim, &controlled_body);
     if (scenario->vms_controller) {
       vms = std::make_unique<VmsController>(*sim, *scenario->vms_controller, scenario->source);
+      if (log) {
+        for (const std::string& w : vms->warnings()) *log << "warning: " << w << "\n";
+      }
     }
   } else {
     sim->Reset(m->nkey > 0 ? 0 : -1);  // keyframe 0 (qpos, qvel, ctrl) when there is one
@@ -250,6 +253,7 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
     const std::string vms_csv = (std::filesystem::path(options.out_dir) / "vms.csv").string();
     vms->WriteLog(vms_csv);
     summary["vms_log"] = vms_csv;
+    summary["warnings"] = vms->warnings();
   }
   const std::string summary_path = (std::filesystem::path(options.out_dir) / "summary.json").string();
   std::ofstream out(summary_path);

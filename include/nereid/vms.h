@@ -122,6 +122,9 @@ class VmsController final {
   // (the mass matrix's diagonal, added inertia included); each monitored body's angular
   // velocity in its own frame.
   void WriteLog(const std::string& path) const;
+  // Problems found at construction that do not stop a run: the joint loops' damping too
+  // stiff for the integrator and timestep (the joints would chatter at their torque limit).
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
   struct Loop {
@@ -135,6 +138,7 @@ class VmsController final {
     int ik = -1, ik_index = -1;
   };
   void MakeStageFeedback(Loop& loop);
+  void CheckStiffness(const std::string& source);
   double JointReference(const Loop& loop, double t, double* rate, double* accel) const;
   void UpdateComputedTorque(double t);
 
@@ -147,6 +151,7 @@ class VmsController final {
   std::vector<double> rows_;  // recorded references, row-major
   size_t columns_ = 0;
   std::vector<mjtNum> mass_;  // dense M for the computed-torque loops
+  std::vector<std::string> warnings_;
 };
 
 }  // namespace nereid

@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <sstream>
 #include <tuple>
 #include <utility>
 
 #include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
 
 #include "nereid/error.h"
 #include "nereid/kinematics.h"
@@ -149,6 +151,47 @@ VmsController::VmsController(Simulation& sim, const VmsControllerSpec& spec, con
     monitor_.push_back(id);
   }
   columns_ = 1 + (spec_.vehicle ? 18 : 0) + 2 * loops_.size() + 3 * monitor_.size();
+  CheckStiffness(source);
+}
+
+void VmsController::CheckStiffness(const std::string& source) {
+  // The loops' kd acts explicitly in Euler and RK4: the fastest damped mode, rate lambda =
+  // the largest eigenvalue of K_d v = lambda M v (M with added inertia, at the start), is
+  // stable only for lambda dt below the integrator's limit on the negative real axis.
+  // implicitfast treats the actuators' velocity bias implicitly and has no such limit.
+  double limit = 0;
+  switch (sim_.integrator()) {
+    case Integrator::kEuler: limit = 2.0; break;
+    case Integrator::kRK4: limit = 2.785; break;
+    case Integrator::kImplicitFast: return;
+  }
+  const mjModel* m = sim_.model();
+  const int nv = static_cast<int>(m->nv);
+  Eigen::MatrixXd K = Eigen::MatrixXd::Zero(nv, nv);
+  bool any = false;
+  for (const Loop& loop : loops_) {
+    if (loop.spec.mode != JointLoopSpec::Mode::kPid || loop.spec.kd <= 0) continue;
+    K(loop.dof, loop.dof) += loop.spec.kd;
+    any = true;
+  }
+  if (!any) return;
+  sim_.Forward();
+  mass_.resize(static_cast<size_t>(nv) * static_cast<size_t>(nv));
+  mj_fullM(m, sim_.data(), mass_.data());
+  const Eigen::MatrixXd M =
+      Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(mass_.data(), nv, nv);
+  Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> solver(K, M, Eigen::EigenvaluesOnly);
+  if (solver.info() != Eigen::Success) return;
+  const double rate = solver.eigenvalues().maxCoeff(), dt = m->opt.timestep;
+  if (rate * dt < limit) return;
+  std::ostringstream text;
+  text.precision(3);
+  text << source << ": " << spec_.path << "/joints: the joint loops' damping is too stiff for "
+       << ToString(sim_.integrator()) << " at dt " << dt << " s: their fastest mode decays at " << rate
+       << " 1/s (largest eigenvalue of M^-1 Kd at the start), and rate x dt = " << rate * dt << " exceeds "
+       << limit << "; the joints will chatter at the torque limit. Use dt <= " << 0.9 * limit / rate
+       << " s or the implicitfast integrator";
+  warnings_.push_back(text.str());
 }
 
 void VmsController::MakeStageFeedback(Loop& loop) {

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include <Eigen/Eigenvalues>
 #include <doctest/doctest.h>
@@ -310,6 +311,39 @@ TEST_CASE("joint PID (seed 003 Table 5): the closed loop follows its linear clos
     controller.Update(0.001);
     sim->Step();
     CHECK(std::abs(sim->data()->qfrc_actuator[0]) <= 1.0 + 1e-12);
+  }
+}
+
+TEST_CASE("joint PID: a warning when the loops' damping is too stiff for the integrator") {
+  // kd / I = 28.65 / 0.0128 = 2238 1/s: at 1 ms, 2.24 is inside RK4's real-axis limit
+  // (2.785) and outside explicit Euler's (2); implicitfast takes the motors' damping implicitly.
+  const double deg = 180 / M_PI;
+  for (const auto& [integrator, warns] : {std::pair{"RK4", false}, std::pair{"Euler", true},
+                                          std::pair{"implicitfast", false}}) {
+    CAPTURE(std::string(integrator));
+    auto sim = Simulation::LoadString(
+        std::string("<mujoco><option gravity='0 0 0' timestep='0.001' integrator='") + integrator +
+        "'/><worldbody><body name='link'><joint name='q' type='hinge' axis='0 0 1'/>"
+        "<inertial pos='0 0 0' mass='0.2' diaginertia='1 1 0.0128'/></body></worldbody>"
+        "<actuator><motor name='m' joint='q'/></actuator></mujoco>");
+    VmsControllerSpec spec;
+    spec.path = "/controller";
+    JointLoopSpec loop;
+    loop.joint = "q";
+    loop.actuator = "m";
+    loop.path = "/controller/joints/0";
+    loop.kp = 0.5 * deg;
+    loop.ki = 0.1 * deg;
+    loop.kd = 0.5 * deg;
+    spec.joints.push_back(loop);
+    VmsController controller(*sim, spec, "s.json");
+    REQUIRE(controller.warnings().size() == (warns ? 1u : 0u));
+    if (warns) {
+      const std::string& w = controller.warnings().front();
+      MESSAGE(w);
+      CHECK(w.find("s.json: /controller/joints: the joint loops' damping is too stiff for euler at dt 0.001 s") == 0);
+      CHECK(w.find("decays at 2.24e+03 1/s") != std::string::npos);  // 28.648 / 0.0128
+    }
   }
 }
 
