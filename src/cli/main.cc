@@ -1,5 +1,5 @@
 // Copyright Nereid authors.
-// The `nereid` command line: run, bench, version. Exit status: 0 success, 1 bad input
+// The `nereid` command line: run, bench, info, crosscheck, validate, version. Exit status: 0 success, 1 bad input
 // (the message names the file, element/path, key and value), 2 usage, 3 diverged state.
 #include <cstdlib>
 #include <cstring>
@@ -35,11 +35,16 @@ constexpr char kUsage[] =
     "  nereid crosscheck SCENARIO.json [--out DIR] [--no-plots]\n"
     "      Runs a multi-vehicle scenario with UK constraints, MuJoCo welds and as one merged\n"
     "      body; writes DIR/report.json, CSVs and PNG plots (docs/crosscheck.md).\n"
+    "  nereid validate [--out DIR] [--work DIR]\n"
+    "      Re-runs every seed case and writes DIR/validation.md with its plots (DIR defaults\n"
+    "      to the source tree's docs; runs in --work, default results/validation). Needs\n"
+    "      python3 with numpy and matplotlib (PYTHON overrides the interpreter).\n"
     "  nereid version\n";
 
 using nereid::cli::ParseDouble;
 using nereid::cli::ParseLong;
 using nereid::cli::Usage;
+namespace fs = std::filesystem;
 
 std::string DefaultModelDir(const char* argv0) {
   if (const char* env = std::getenv("NEREID_MODEL_DIR")) return env;
@@ -150,6 +155,46 @@ int Bench(const std::vector<std::string>& args, const char* argv0) {
   return 0;
 }
 
+// nereid validate: tools/validate.py runs the seed cases with this executable and plots
+// them (docs/validation.md describes the report).
+int Validate(const std::vector<std::string>& args) {
+  const fs::path root = fs::path(NEREID_SOURCE_MODEL_DIR).parent_path();
+  std::string out = (root / "docs").string(), work = "results/validation";
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--out" || a == "--work") {
+      if (i + 1 >= args.size()) throw Usage{a + " needs a value"};
+      (a == "--out" ? out : work) = args[++i];
+    } else {
+      throw Usage{"unknown validate option '" + a + "'"};
+    }
+  }
+  const char* env_script = std::getenv("NEREID_VALIDATE_SCRIPT");
+  const fs::path script = env_script ? fs::path(env_script) : root / "tools" / "validate.py";
+  if (!fs::exists(script)) {
+    throw nereid::ConfigError(script.string() + ": the validation script is missing (set NEREID_VALIDATE_SCRIPT)");
+  }
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) throw nereid::ConfigError("cannot locate the nereid executable (/proc/self/exe): " + ec.message());
+  const char* py = std::getenv("PYTHON");
+  auto quote = [](const std::string& s) {
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+  };
+  const std::string cmd = quote(py ? py : "python3") + " " + quote(script.string()) + " --nereid " +
+                          quote(self.string()) + " --out " + quote(fs::absolute(out).string()) + " --work " +
+                          quote(fs::absolute(work).string());
+  std::cout << "$ " << cmd << std::endl;
+  const int status = std::system(cmd.c_str());
+  if (status != 0) {
+    std::cerr << "nereid: error: validation failed (" << cmd << " exited with status " << status << ")\n";
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -164,6 +209,7 @@ int main(int argc, char** argv) {
     if (command == "run") return Run(args);
     if (command == "bench") return Bench(args, argv[0]);
     if (command == "crosscheck") return nereid::cli::Crosscheck(args);
+    if (command == "validate") return Validate(args);
     if (command == "info") {
       if (args.size() != 1) throw Usage{"info needs exactly one MODEL.xml"};
       return nereid::InfoCommand(args[0]);
