@@ -220,7 +220,7 @@ def seed003(r, figdir):
     rk_pose = max(np.abs(wrap(np.interp(t5["time"], t5rk["time"], pose5rk[k]) - pose5[k])).max()
                   for k in ("phi", "theta", "psi"))
     d66 = r.run("uvmms_spiral", "run", "scenarios/vms/uvmms_spiral.json", "--record-every", "20")
-    t6, ref6, pose6, err66 = uvmms_figure(d66, "Seed 003 sec. 6.6: spiral, everything tracks (cf. seed Fig. 15)",
+    t6, ref6, pose6, err66 = uvmms_figure(d66, "Seed 003 sec. 6.6: spiral, fully actuated, Table 5 gains (cf. seed Fig. 15)",
                                           figdir / "seed003_6_6_spiral.png")
     jerr6 = {j: np.sqrt(np.mean((np.interp(ref6["time"], t6["time"], t6[f"arm1_q{j}.q"]) - ref6[f"ref.arm1_q{j}"]) ** 2))
              for j in (1, 2, 3)}
@@ -291,7 +291,7 @@ at 1 ms (docs/vms.md); the same run with explicit RK4 at 0.2 ms differs from it 
 effect on the vehicle can be observed when the movement of joint q2 produces a change in
 the orientation of the vehicle"; the vehicle's pitch does respond first when q2 starts (25 s).
 
-### 6.6: spiral, everything tracks (20 s)
+### 6.6: spiral, fully actuated (20 s)
 
 ![6.6](validation/seed003_6_6_spiral.png) ![6.6 3D](validation/seed003_6_6_spiral_3d.png)
 
