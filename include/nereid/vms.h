@@ -131,8 +131,7 @@ class VmsController final {
     JointLoopSpec spec;
     int joint = -1, dof = -1, qpos = -1, actuator = -1;
     double gear = 1, integral = 0;   // integral: int(e) up to the last update
-    double last_error = 0, last_dt = 0;  // e and the step's dt at the last update
-    bool started = false;
+    double last_error = 0, last_dt = 0;  // e and the integrated dt at the last update (0: none)
     double torque_min = -std::numeric_limits<double>::infinity();
     double torque_max = std::numeric_limits<double>::infinity();
     int ik = -1, ik_index = -1;

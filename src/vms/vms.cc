@@ -298,14 +298,13 @@ void VmsController::Update(double dt) {
     const double e_dot = rate - d->qvel[loop.dof];
     // int(e) by the trapezoidal rule up to now; over the coming step it is held at its
     // mid-step value, int + e dt / 2 (both second order in dt)
-    const double increment = loop.started ? 0.5 * (loop.last_error + e) * loop.last_dt : 0.0;
+    const double increment = 0.5 * (loop.last_error + e) * loop.last_dt;  // last_dt = 0 at the start
     const double held = loop.integral + increment + 0.5 * e * dt;
     // anti-windup (conditional integration): no integration while the motor is saturated
     // in the direction the error pushes
     const double tau = loop.spec.kp * e + loop.spec.ki * held + loop.spec.kd * e_dot;
     const bool saturated = (tau > loop.torque_max && e > 0) || (tau < loop.torque_min && e < 0);
     if (!saturated) loop.integral += increment;
-    loop.started = true;
     loop.last_error = e;
     loop.last_dt = saturated ? 0.0 : dt;
     d->ctrl[loop.actuator] =

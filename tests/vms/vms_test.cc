@@ -44,6 +44,22 @@ VmsControllerSpec Seed004Servo(double amplitude2, double amplitude3) {
   return spec;
 }
 
+// one PID loop (seed 003 Table 5's form) on joint "q" through motor "m", reference r
+VmsControllerSpec HingePid(double kp, double ki, double kd, double r = 0) {
+  VmsControllerSpec spec;
+  spec.path = "/controller";
+  JointLoopSpec loop;
+  loop.joint = "q";
+  loop.actuator = "m";
+  loop.path = "/controller/joints/0";
+  loop.kp = kp;
+  loop.ki = ki;
+  loop.kd = kd;
+  loop.reference.value = r;
+  spec.joints.push_back(loop);
+  return spec;
+}
+
 Vec3 TotalAngularMomentum(Simulation& sim) {
   sim.Forward();
   mj_subtreeVel(sim.model(), sim.data());
@@ -239,17 +255,7 @@ TEST_CASE("joint PID (seed 003 Table 5): the closed loop follows its linear clos
         << "<inertial pos='0 0 0' mass='0.2' diaginertia='1 1 " << c.I << "'/></body></worldbody>"
         << "<actuator><motor name='m' joint='q' ctrllimited='true' ctrlrange='-100 100'/></actuator></mujoco>";
     auto sim = Simulation::LoadString(xml.str());
-    VmsControllerSpec spec;
-    spec.path = "/controller";
-    JointLoopSpec loop;
-    loop.joint = "q";
-    loop.actuator = "m";
-    loop.path = "/controller/joints/0";
-    loop.kp = c.kp;
-    loop.ki = c.ki;
-    loop.kd = c.kd;
-    spec.joints.push_back(loop);
-    VmsController controller(*sim, spec, "test");
+    VmsController controller(*sim, HingePid(c.kp, c.ki, c.kd), "test");
     mjData* d = sim->data();
     d->qpos[0] = q0;
 
@@ -292,18 +298,7 @@ TEST_CASE("joint PID (seed 003 Table 5): the closed loop follows its linear clos
       "<joint name='q' type='hinge' axis='0 0 1'/><inertial pos='0 0 0' mass='0.2' diaginertia='1 1 0.01'/>"
       "</body></worldbody><actuator><motor name='m' joint='q' gear='2' ctrllimited='true' ctrlrange='-0.5 0.5'/>"
       "</actuator></mujoco>");
-  VmsControllerSpec spec;
-  spec.path = "/controller";
-  JointLoopSpec loop;
-  loop.joint = "q";
-  loop.actuator = "m";
-  loop.path = "/controller/joints/0";
-  loop.kp = 50;
-  loop.ki = 5;
-  loop.kd = 1;
-  loop.reference.value = 1.0;
-  spec.joints.push_back(loop);
-  VmsController controller(*sim, spec, "test");
+  VmsController controller(*sim, HingePid(50, 5, 1, 1.0), "test");
   controller.Update(0.001);
   sim->Step();
   CHECK(sim->data()->qfrc_actuator[0] == doctest::Approx(1.0).epsilon(1e-12));  // gear 2 x ctrl limit 0.5
@@ -326,17 +321,7 @@ TEST_CASE("joint PID: a warning when the loops' damping is too stiff for the int
         "'/><worldbody><body name='link'><joint name='q' type='hinge' axis='0 0 1'/>"
         "<inertial pos='0 0 0' mass='0.2' diaginertia='1 1 0.0128'/></body></worldbody>"
         "<actuator><motor name='m' joint='q'/></actuator></mujoco>");
-    VmsControllerSpec spec;
-    spec.path = "/controller";
-    JointLoopSpec loop;
-    loop.joint = "q";
-    loop.actuator = "m";
-    loop.path = "/controller/joints/0";
-    loop.kp = 0.5 * deg;
-    loop.ki = 0.1 * deg;
-    loop.kd = 0.5 * deg;
-    spec.joints.push_back(loop);
-    VmsController controller(*sim, spec, "s.json");
+    VmsController controller(*sim, HingePid(0.5 * deg, 0.1 * deg, 0.5 * deg), "s.json");
     REQUIRE(controller.warnings().size() == (warns ? 1u : 0u));
     if (warns) {
       const std::string& w = controller.warnings().front();
