@@ -103,10 +103,10 @@ struct VmsControllerSpec {
 // A PID loop's motor becomes an affine-biased actuator (MuJoCo's bias -kp q - kd qdot) so
 // that the feedback on the joint's own state is evaluated at every integrator stage, as in
 // the seed's continuous-time model; Update sets ctrl to kp r + kd r' + ki int(e), held over
-// the step. A loop held over the step instead would alternate the joint's velocity sign
-// every step once kd dt / I > 2 (the per-degree Table 5 gains on a 0.013 kg m^2 joint at
-// 1 ms). The motor's torque limit moves from ctrlrange to forcerange, so the saturation
-// clips the total torque.
+// the step. A loop held over the step would alternate the joint's velocity sign every step
+// once kd dt / I > 2. Stage evaluation still leaves explicit integrators a limit on the
+// loops' damping (CheckStiffness warns); implicitfast has none. The motor's torque limit
+// moves from ctrlrange to forcerange, so the saturation clips the total torque.
 class VmsController final {
  public:
   // Resolves the names. Throws ConfigError "<source>: <json path>: ..." for an unknown
@@ -136,6 +136,10 @@ class VmsController final {
     double torque_max = std::numeric_limits<double>::infinity();
     int ik = -1, ik_index = -1;
   };
+  // Nereid's forward pass at the current state, then its dense mass matrix (added mass
+  // included), kept in mass_.
+  using DenseMass = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
+  DenseMass ForwardMass();
   void MakeStageFeedback(Loop& loop);
   void CheckStiffness(const std::string& source);
   double JointReference(const Loop& loop, double t, double* rate, double* accel) const;

@@ -22,6 +22,7 @@
 #include <mujoco/mujoco.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/python.h"
 #include "nereid/error.h"
 #include "nereid/simulation.h"
 #include "nereid/uk.h"
@@ -558,8 +559,7 @@ void WriteCsv(const fs::path& file, const RunResult& r, const std::vector<std::s
 
 std::string PlotScript() {
   if (const char* env = std::getenv("NEREID_CROSSCHECK_PLOT")) return env;
-  const fs::path source = fs::path(NEREID_SOURCE_MODEL_DIR).parent_path() / "scripts" / "crosscheck_plots.py";
-  return source.string();
+  return (SourceRoot() / "scripts" / "crosscheck_plots.py").string();
 }
 
 }  // namespace
@@ -664,8 +664,7 @@ int Crosscheck(const std::vector<std::string>& args) {
   }
   if (plots) {
     const std::string script = PlotScript();
-    const char* py = std::getenv("PYTHON");
-    const std::string cmd = std::string(py ? py : "python3") + " \"" + script + "\" \"" + out + "\"";
+    const std::string cmd = PythonCommand(script, {out});
     if (!fs::exists(script) || std::system(cmd.c_str()) != 0) {
       std::fprintf(stderr, "warning: plots not written (needs python3 with matplotlib: %s)\n", script.c_str());
     }

@@ -15,6 +15,7 @@
 #include "cli/crosscheck.h"
 #include "cli/arguments.h"
 #include "cli/info.h"
+#include "cli/python.h"
 #include "nereid/error.h"
 #include "nereid/runner.h"
 
@@ -158,7 +159,7 @@ int Bench(const std::vector<std::string>& args, const char* argv0) {
 // nereid validate: tools/validate.py runs the seed cases with this executable and plots
 // them (docs/validation.md describes the report).
 int Validate(const std::vector<std::string>& args) {
-  const fs::path root = fs::path(NEREID_SOURCE_MODEL_DIR).parent_path();
+  const fs::path root = nereid::cli::SourceRoot();
   std::string out = (root / "docs").string(), work = "results/validation";
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -177,15 +178,9 @@ int Validate(const std::vector<std::string>& args) {
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (ec) throw nereid::ConfigError("cannot locate the nereid executable (/proc/self/exe): " + ec.message());
-  const char* py = std::getenv("PYTHON");
-  auto quote = [](const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-  };
-  const std::string cmd = quote(py ? py : "python3") + " " + quote(script.string()) + " --nereid " +
-                          quote(self.string()) + " --out " + quote(fs::absolute(out).string()) + " --work " +
-                          quote(fs::absolute(work).string());
+  const std::string cmd = nereid::cli::PythonCommand(
+      script.string(), {"--nereid", self.string(), "--out", fs::absolute(out).string(), "--work",
+                        fs::absolute(work).string()});
   std::cout << "$ " << cmd << std::endl;
   const int status = std::system(cmd.c_str());
   if (status != 0) {

@@ -154,6 +154,15 @@ VmsController::VmsController(Simulation& sim, const VmsControllerSpec& spec, con
   CheckStiffness(source);
 }
 
+VmsController::DenseMass VmsController::ForwardMass() {
+  sim_.Forward();
+  const mjModel* m = sim_.model();
+  const int nv = static_cast<int>(m->nv);
+  mass_.resize(static_cast<size_t>(nv) * static_cast<size_t>(nv));
+  mj_fullM(m, sim_.data(), mass_.data());
+  return DenseMass(mass_.data(), nv, nv);
+}
+
 void VmsController::CheckStiffness(const std::string& source) {
   // The loops' kd acts explicitly in Euler and RK4: the fastest damped mode, rate lambda =
   // the largest eigenvalue of K_d v = lambda M v (M with added inertia, at the start), is
@@ -175,11 +184,7 @@ void VmsController::CheckStiffness(const std::string& source) {
     any = true;
   }
   if (!any) return;
-  sim_.Forward();
-  mass_.resize(static_cast<size_t>(nv) * static_cast<size_t>(nv));
-  mj_fullM(m, sim_.data(), mass_.data());
-  const Eigen::MatrixXd M =
-      Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(mass_.data(), nv, nv);
+  const Eigen::MatrixXd M = ForwardMass();
   Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> solver(K, M, Eigen::EigenvaluesOnly);
   if (solver.info() != Eigen::Success) return;
   const double rate = solver.eigenvalues().maxCoeff(), dt = m->opt.timestep;
@@ -339,11 +344,8 @@ void VmsController::UpdateComputedTorque(double t) {
   // the generalised force without the P motors. M includes Nereid's added mass.
   const mjModel* m = sim_.model();
   mjData* d = sim_.data();
-  sim_.Forward();
   const int nv = static_cast<int>(m->nv);
-  mass_.resize(static_cast<size_t>(nv) * static_cast<size_t>(nv));
-  mj_fullM(m, d, mass_.data());
-  const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> M(mass_.data(), nv, nv);
+  const DenseMass M = ForwardMass();
   Eigen::VectorXd f = Eigen::Map<const Eigen::VectorXd>(d->qfrc_smooth, nv);
   std::vector<int> P, F;
   std::vector<double> a_P;
