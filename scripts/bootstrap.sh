@@ -37,6 +37,7 @@ fi
 PY="${PYTHON:-python3}"
 if [ -x .venv/bin/python ] && [ -z "${PYTHON:-}" ]; then PY=.venv/bin/python; fi
 pin="$(grep -E '^mujoco==' requirements.txt | head -n1 | cut -d= -f3)"
+casadi_pin="$(grep -E '^casadi==' requirements.txt | head -n1 | cut -d= -f3)"
 pip_install() {  # pip install "$@", or into .venv where the system manages the interpreter
   if ! "$PY" -m pip install -q --disable-pip-version-check "$@" 2>/tmp/nereid-pip.log; then
     if grep -q "externally-managed-environment" /tmp/nereid-pip.log; then
@@ -54,12 +55,12 @@ pip_install() {  # pip install "$@", or into .venv where the system manages the 
     fi
   fi
 }
-have="$("$PY" -c 'import mujoco, numpy, gymnasium, pytest, pybind11, scikit_build_core, matplotlib; print(mujoco.__version__)' 2>/dev/null || true)"
-if [ "$have" != "$pin" ]; then
-  say "pip install -r requirements.txt (mujoco $pin; found '${have:-incomplete}')"
+have="$("$PY" -c 'import mujoco, numpy, gymnasium, pytest, pybind11, scikit_build_core, matplotlib, casadi; print(mujoco.__version__ + " " + casadi.__version__)' 2>/dev/null || true)"
+if [ "$have" != "$pin $casadi_pin" ]; then
+  say "pip install -r requirements.txt (mujoco $pin, casadi $casadi_pin; found '${have:-incomplete}')"
   pip_install -r requirements.txt
 else
-  say "Python packages present (mujoco $pin)"
+  say "Python packages present (mujoco $pin, casadi $casadi_pin)"
 fi
 # RL extras (PPO smoke test, Ray); NEREID_SKIP_RL=1 skips them (their tests are then skipped)
 if [ "${NEREID_SKIP_RL:-0}" != "1" ]; then

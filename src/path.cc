@@ -65,14 +65,35 @@ Path ZigZagPath(const ZigZagSpec& spec) {
   return path;
 }
 
-PathFollower::PathFollower(Path path, CascadedPid controller, double acceptance_radius)
-    : path_(std::move(path)), controller_(std::move(controller)), acceptance_radius_(acceptance_radius) {}
+size_t ClosestPoint(const std::vector<Vec3>& points, const Vec3& x) {
+  size_t best = 0;
+  double best_d2 = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < points.size(); ++i) {
+    const double d2 = (points[i] - x).squaredNorm();
+    if (d2 < best_d2) best_d2 = d2, best = i;
+  }
+  return best;
+}
 
-void PathFollower::Update(const mjModel* m, mjData* d, int body, double dt) {
+PathTracker::PathTracker(Path path, ReferenceRule rule, double sample_period)
+    : path_(std::move(path)), rule_(rule), sample_period_(sample_period) {}
+
+bool PathTracker::Update(const mjData* d, int body) {
+  if (start_time_ < 0) start_time_ = next_sample_ = d->time;
+  // a sample is due at every call (period 0), or once the time reaches the next instant
+  // (half a step early is on time: the instants are multiples of the period)
+  if (sample_period_ > 0 && d->time < next_sample_ - 1e-9) return false;
+  if (sample_period_ > 0) next_sample_ += sample_period_;
   const Vec3 p = BodyPosition(d, body);
-  if (start_time_ < 0) start_time_ = d->time;
-  while (target_ + 1 < path_.points.size() && (path_.points[target_] - p).norm() < acceptance_radius_) {
-    ++target_;
+  const size_t last = path_.points.size() - 1;
+  bool at_end = false;
+  if (rule_.kind == ReferenceRule::Kind::kAcceptanceRadius) {
+    while (target_ < last && (path_.points[target_] - p).norm() < rule_.acceptance_radius) ++target_;
+    at_end = target_ == last && (path_.points[target_] - p).norm() < rule_.acceptance_radius;
+  } else {
+    closest_ = ClosestPoint(path_.points, p);
+    target_ = std::min(last, closest_ + static_cast<size_t>(rule_.lookahead));
+    at_end = closest_ == last;
   }
   if (!report_.completed) {
     const double distance = path_.Distance(p);
@@ -83,12 +104,24 @@ void PathFollower::Update(const mjModel* m, mjData* d, int body, double dt) {
     ++report_.samples;
     report_.mse_position = sum_position_ / static_cast<double>(report_.samples);
     report_.mse_rotation = sum_rotation_ / static_cast<double>(report_.samples);
-    if (target_ + 1 == path_.points.size() && (path_.points[target_] - p).norm() < acceptance_radius_) {
+    if (at_end) {
       report_.completed = true;
       report_.completion_time = d->time - start_time_;
     }
   }
-  controller_.Update(m, d, path_.points[target_], path_.orientation, dt);
+  return true;
+}
+
+PathFollower::PathFollower(Path path, CascadedPid controller, double acceptance_radius)
+    : PathFollower(std::move(path), std::move(controller),
+                   ReferenceRule{ReferenceRule::Kind::kAcceptanceRadius, acceptance_radius, 0}, 0) {}
+
+PathFollower::PathFollower(Path path, CascadedPid controller, ReferenceRule rule, double sample_period)
+    : PathController(PathTracker(std::move(path), rule, sample_period)), controller_(std::move(controller)) {}
+
+void PathFollower::Update(const mjModel* m, mjData* d, int body, double dt) {
+  tracker_.Update(d, body);
+  controller_.Update(m, d, tracker_.path().points[tracker_.target()], tracker_.path().orientation, dt);
 }
 
 }  // namespace nereid

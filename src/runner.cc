@@ -128,7 +128,7 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
   std::unique_ptr<Simulation> sim = Simulation::LoadFile(model_path, sim_options);
   const mjModel* m = sim->model();
   mjData* d = sim->data();
-  std::unique_ptr<PathFollower> follower;
+  std::unique_ptr<PathController> follower;
   std::unique_ptr<VmsController> vms;
   int controlled_body = -1;
   if (scenario) {
@@ -246,7 +246,13 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
                            {"completion_time_s", t.completed ? json(t.completion_time) : json(nullptr)},
                            {"mse_position_m2", t.mse_position},
                            {"mse_rotation_rad2", t.mse_rotation},
+                           {"samples", t.samples},
                            {"path", path_csv}};
+    const std::string controller_json = follower->SummaryJson();
+    if (!controller_json.empty()) summary["controller"] = json::parse(controller_json);
+    follower->WriteLogs(options.out_dir);
+    const std::vector<std::string> warnings = follower->warnings();
+    if (!warnings.empty()) summary["warnings"] = warnings;
   }
   if (vms) {
     // the vms controller's references, thruster wrenches and monitors (docs/vms.md)

@@ -46,12 +46,101 @@ CurrentField ReadCurrent(const Reader& r, const json& j, const std::string& path
   return time ? CurrentField::TimeProfile(knots, values, p) : CurrentField::DepthProfile(knots, values, p);
 }
 
+int ReadInt(const Reader& r, const json& j, const std::string& path, int lo, int hi) {
+  if (!j.is_number_integer() || j.get<long long>() < lo || j.get<long long>() > hi) {
+    r.Fail(path, "expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi), &j);
+  }
+  return j.get<int>();
+}
+
+Path ReadPath(const Reader& r, const json& pj, const std::string& pp) {
+  Path path;
+  r.Keys(pj, pp, {"zigzag", "points"});
+  if (pj.size() != 1) r.Fail(pp, "give exactly one of zigzag, points", &pj);
+  if (pj.contains("zigzag")) {
+    const json& z = pj["zigzag"];
+    const std::string zp = pp + "/zigzag";
+    r.Keys(z, zp, {"wall_offset", "y0", "z_top", "stroke_height", "stroke_spacing", "strokes", "point_spacing", "num"});
+    ZigZagSpec spec;
+    if (z.contains("wall_offset")) spec.wall_offset = r.Number(z["wall_offset"], zp + "/wall_offset");
+    if (z.contains("y0")) spec.y0 = r.Number(z["y0"], zp + "/y0");
+    if (z.contains("z_top")) spec.z_top = r.Number(z["z_top"], zp + "/z_top");
+    if (z.contains("stroke_height")) spec.stroke_height = r.Positive(z["stroke_height"], zp + "/stroke_height");
+    if (z.contains("stroke_spacing")) spec.stroke_spacing = r.Positive(z["stroke_spacing"], zp + "/stroke_spacing");
+    if (z.contains("point_spacing") && z.contains("num")) r.Fail(zp, "give point_spacing or num, not both", &z);
+    if (z.contains("point_spacing")) spec.point_spacing = r.Positive(z["point_spacing"], zp + "/point_spacing");
+    // seed 002 Table 6.2: num path points per metre (num = 100 is 0.01 m)
+    if (z.contains("num")) spec.point_spacing = 1.0 / ReadInt(r, z["num"], zp + "/num", 1, 1000);
+    if (z.contains("strokes")) {
+      if (!z["strokes"].is_number_integer() || z["strokes"].get<int>() < 1) {
+        r.Fail(zp + "/strokes", "expected an integer >= 1", &z["strokes"]);
+      }
+      spec.strokes = z["strokes"].get<int>();
+    }
+    path = ZigZagPath(spec);
+  } else {
+    const json& points = pj["points"];
+    if (!points.is_array() || points.empty()) r.Fail(pp + "/points", "expected a non-empty array of [x, y, z]", &points);
+    for (size_t i = 0; i < points.size(); ++i) {
+      path.points.push_back(r.Vector3(points[i], pp + "/points/" + std::to_string(i)));
+    }
+  }
+  return path;
+}
+
+void ReadMpcOptions(const Reader& r, const json& j, const std::string& path, MpcOptions* o) {
+  if (j.contains("horizon")) o->horizon = ReadInt(r, j["horizon"], path + "/horizon", 1, MpcOptions::kMaxHorizon);
+  if (j.contains("control_period")) {
+    o->control_period = r.Positive(j["control_period"], path + "/control_period");
+    if (o->control_period > 60) r.Fail(path + "/control_period", "must be <= 60 s", &j["control_period"]);
+  }
+  auto cost = [&](const char* key, double* value) {
+    if (!j.contains(key)) return;
+    *value = r.Number(j[key], path + "/" + key);
+    if (*value < 0) r.Fail(path + "/" + key, "must be >= 0", &j[key]);
+  };
+  cost("cost_pos", &o->cost_pos);
+  cost("cost_rot", &o->cost_rot);
+  cost("cost_thrust", &o->cost_thrust);
+  if (j.contains("velocity_limit")) o->velocity_limit = r.Positive(j["velocity_limit"], path + "/velocity_limit");
+  if (j.contains("prediction") &&
+      !ParseMpcPrediction(r.String(j["prediction"], path + "/prediction"), &o->prediction)) {
+    r.Fail(path + "/prediction", "expected \"seed\" or \"full\"", &j["prediction"]);
+  }
+  if (j.contains("solver")) {
+    const json& s = j["solver"];
+    const std::string sp = path + "/solver";
+    r.Keys(s, sp, {"qp", "max_sqp_iterations"});
+    if (s.contains("qp")) {
+      o->qp_solver = r.String(s["qp"], sp + "/qp");
+      if (o->qp_solver != "qrqp" && o->qp_solver != "osqp" && o->qp_solver != "qpoases") {
+        r.Fail(sp + "/qp", "expected \"qrqp\", \"osqp\" or \"qpoases\"", &s["qp"]);
+      }
+    }
+    if (s.contains("max_sqp_iterations")) {
+      o->max_sqp_iterations = ReadInt(r, s["max_sqp_iterations"], sp + "/max_sqp_iterations", 1,
+                                      MpcOptions::kMaxSqpIterations);
+    }
+  }
+}
+
 Scenario::Controller ReadController(const Reader& r, const json& j, const std::string& path) {
-  r.Keys(j, path, {"type", "body", "gains", "path", "orientation", "acceptance_radius", "stop_when_done"});
   Scenario::Controller c;
   c.path_json = path;
-  if (!j.contains("type") || r.String(j["type"], path + "/type") != "cascaded_pid") {
-    r.Fail(path + "/type", "expected \"cascaded_pid\"", j.contains("type") ? &j["type"] : nullptr);
+  const std::string type = j.is_object() && j.contains("type") ? r.String(j["type"], path + "/type") : "";
+  if (type == "cascaded_pid") {
+    r.Keys(j, path, {"type", "body", "gains", "path", "orientation", "acceptance_radius", "reference",
+                     "pose_rate", "stop_when_done"});
+  } else if (type == "mpc") {
+    c.type = Scenario::Controller::Type::kMpc;
+    r.Keys(j, path, {"type", "body", "path", "orientation", "reference", "pose_rate", "stop_when_done",
+                     "horizon", "control_period", "cost_pos", "cost_rot", "cost_thrust", "velocity_limit",
+                     "prediction", "solver"});
+    c.reference = {ReferenceRule::Kind::kClosestAhead, 0.1, 1};
+    c.pose_rate = 50;  // seed 002 section 4.2
+    ReadMpcOptions(r, j, path, &c.mpc);
+  } else {
+    r.Fail(path + "/type", "expected \"cascaded_pid\" or \"mpc\"", j.is_object() && j.contains("type") ? &j["type"] : nullptr);
   }
   if (!j.contains("body")) r.Fail(path + "/body", "missing required key (the vehicle body)");
   c.body = r.String(j["body"], path + "/body");
@@ -80,49 +169,50 @@ Scenario::Controller ReadController(const Reader& r, const json& j, const std::s
     }
   }
   if (!j.contains("path")) r.Fail(path + "/path", "missing required key ({\"zigzag\": {...}} or {\"points\": [...]})");
-  const json& pj = j["path"];
-  const std::string pp = path + "/path";
-  r.Keys(pj, pp, {"zigzag", "points"});
-  if (pj.size() != 1) r.Fail(pp, "give exactly one of zigzag, points", &pj);
-  if (pj.contains("zigzag")) {
-    const json& z = pj["zigzag"];
-    const std::string zp = pp + "/zigzag";
-    r.Keys(z, zp, {"wall_offset", "y0", "z_top", "stroke_height", "stroke_spacing", "strokes", "point_spacing"});
-    ZigZagSpec spec;
-    if (z.contains("wall_offset")) spec.wall_offset = r.Number(z["wall_offset"], zp + "/wall_offset");
-    if (z.contains("y0")) spec.y0 = r.Number(z["y0"], zp + "/y0");
-    if (z.contains("z_top")) spec.z_top = r.Number(z["z_top"], zp + "/z_top");
-    if (z.contains("stroke_height")) spec.stroke_height = r.Positive(z["stroke_height"], zp + "/stroke_height");
-    if (z.contains("stroke_spacing")) spec.stroke_spacing = r.Positive(z["stroke_spacing"], zp + "/stroke_spacing");
-    if (z.contains("point_spacing")) spec.point_spacing = r.Positive(z["point_spacing"], zp + "/point_spacing");
-    if (z.contains("strokes")) {
-      if (!z["strokes"].is_number_integer() || z["strokes"].get<int>() < 1) {
-        r.Fail(zp + "/strokes", "expected an integer >= 1", &z["strokes"]);
-      }
-      spec.strokes = z["strokes"].get<int>();
-    }
-    c.path = ZigZagPath(spec);
-  } else {
-    const json& points = pj["points"];
-    if (!points.is_array() || points.empty()) r.Fail(pp + "/points", "expected a non-empty array of [x, y, z]", &points);
-    for (size_t i = 0; i < points.size(); ++i) {
-      c.path.points.push_back(r.Vector3(points[i], pp + "/points/" + std::to_string(i)));
-    }
-  }
+  c.path = ReadPath(r, j["path"], path + "/path");
   if (j.contains("orientation")) {
     std::vector<double> q = r.Numbers(j["orientation"], path + "/orientation", 4);
     Eigen::Quaterniond o(q[0], q[1], q[2], q[3]);
     if (o.norm() < 1e-9) r.Fail(path + "/orientation", "must not be zero", &j["orientation"]);
     c.path.orientation = o.normalized();
   }
+  if (j.contains("acceptance_radius") && j.contains("reference")) {
+    r.Fail(path + "/acceptance_radius", "give acceptance_radius or reference, not both", &j["acceptance_radius"]);
+  }
   if (j.contains("acceptance_radius")) {
-    c.acceptance_radius = r.Positive(j["acceptance_radius"], path + "/acceptance_radius");
+    c.reference.acceptance_radius = r.Positive(j["acceptance_radius"], path + "/acceptance_radius");
+  }
+  if (j.contains("reference")) {
+    const json& ref = j["reference"];
+    const std::string rp = path + "/reference";
+    r.Keys(ref, rp, {"rule", "acceptance_radius", "lookahead"});
+    const std::string rule = ref.contains("rule") ? r.String(ref["rule"], rp + "/rule") : "";
+    if (rule == "acceptance_radius") {
+      c.reference.kind = ReferenceRule::Kind::kAcceptanceRadius;
+    } else if (rule == "closest_ahead") {
+      c.reference.kind = ReferenceRule::Kind::kClosestAhead;
+    } else {
+      r.Fail(rp + "/rule", "expected \"acceptance_radius\" or \"closest_ahead\"", ref.contains("rule") ? &ref["rule"] : nullptr);
+    }
+    if (ref.contains("acceptance_radius")) {
+      c.reference.acceptance_radius = r.Positive(ref["acceptance_radius"], rp + "/acceptance_radius");
+    }
+    if (ref.contains("lookahead")) c.reference.lookahead = ReadInt(r, ref["lookahead"], rp + "/lookahead", 0, 100000);
+  }
+  if (j.contains("pose_rate")) {
+    c.pose_rate = r.Number(j["pose_rate"], path + "/pose_rate");
+    if (c.pose_rate < 0 || c.pose_rate > 1e6) r.Fail(path + "/pose_rate", "must be in 0..1e6 Hz (0: every step)", &j["pose_rate"]);
   }
   if (j.contains("stop_when_done")) {
     if (!j["stop_when_done"].is_boolean()) r.Fail(path + "/stop_when_done", "expected true or false", &j["stop_when_done"]);
     c.stop_when_done = j["stop_when_done"].get<bool>();
   }
   return c;
+}
+
+Scenario::MpcFactory& MpcFactorySlot() {
+  static Scenario::MpcFactory factory = nullptr;
+  return factory;
 }
 
 }  // namespace
@@ -323,7 +413,9 @@ void Scenario::Apply(Simulation& sim) {
   sim.Forward();
 }
 
-std::unique_ptr<PathFollower> Scenario::MakeController(const Simulation& sim, int* body) const {
+void Scenario::SetMpcFactory(MpcFactory factory) { MpcFactorySlot() = factory; }
+
+std::unique_ptr<PathController> Scenario::MakeController(const Simulation& sim, int* body) const {
   if (!controller) return nullptr;
   Reader r(source);
   const mjModel* m = sim.model();
@@ -331,11 +423,22 @@ std::unique_ptr<PathFollower> Scenario::MakeController(const Simulation& sim, in
   *body = mj_name2id(m, mjOBJ_BODY, controller->body.c_str());
   if (*body <= 0) r.Fail(p + "/body", "no body named '" + controller->body + "' in " + sim.source());
   if (FreeJointDof(m, *body) < 0) r.Fail(p + "/body", "body '" + controller->body + "' has no free joint");
-  CascadedPid pid(sim, *body, controller->gains);
-  if (pid.thrusters().actuators.empty()) {
+  if (FindThrusters(m, *body).actuators.empty()) {
     r.Fail(p + "/body", "body '" + controller->body + "' has no nereid.thruster actuators to allocate to");
   }
-  return std::make_unique<PathFollower>(controller->path, std::move(pid), controller->acceptance_radius);
+  if (controller->type == Controller::Type::kMpc) {
+    if (!MpcFactorySlot()) {
+      r.Fail(p + "/type", "this program was built without the MPC (libnereid_mpc; CMake NEREID_BUILD_MPC)");
+    }
+    try {
+      return MpcFactorySlot()(sim, *body, *controller);
+    } catch (const ConfigError& e) {
+      r.Fail(p, e.what());
+    }
+  }
+  const double period = controller->pose_rate > 0 ? 1.0 / controller->pose_rate : 0.0;
+  return std::make_unique<PathFollower>(controller->path, CascadedPid(sim, *body, controller->gains),
+                                        controller->reference, period);
 }
 
 void Scenario::ApplyInputs(Simulation& sim, double t) const {

@@ -3,6 +3,8 @@
 #ifndef NEREID_PATH_H_
 #define NEREID_PATH_H_
 
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Geometry>
@@ -38,32 +40,90 @@ Path ZigZagPath(const ZigZagSpec& spec);
 struct TrackingReport {
   bool completed = false;
   double completion_time = 0;    // s from the start to reaching the last point
-  double mse_position = 0;       // mean of Distance(p)^2 over the run, m^2
+  double mse_position = 0;       // mean of Distance(p)^2 over the samples, m^2
   double mse_rotation = 0;       // mean of (rotation angle to the path orientation)^2, rad^2
   long samples = 0;
 };
 
-// Follows a path point by point: the controller's reference is the current point, which
-// advances once the vehicle is within `acceptance_radius` of it.
-class PathFollower {
- public:
-  PathFollower(Path path, CascadedPid controller, double acceptance_radius = 0.1);
+// How a follower picks its reference point on the path.
+struct ReferenceRule {
+  enum class Kind {
+    // the reference is the current point; it advances once the vehicle is within
+    // `acceptance_radius` of it; done when within that radius of the last point
+    kAcceptanceRadius,
+    // the reference is `lookahead` points past the path point closest to the vehicle
+    // (seed 002's position_control node, its ref. [9]: lookahead 2); done when the
+    // closest point is the last one
+    kClosestAhead,
+  };
+  Kind kind = Kind::kAcceptanceRadius;
+  double acceptance_radius = 0.1;  // m
+  int lookahead = 2;               // points
+};
 
-  // Updates the reference and the controller; call once per step before stepping.
-  void Update(const mjModel* m, mjData* d, int body, double dt);
+// Index of the point closest to x (the first one on ties).
+size_t ClosestPoint(const std::vector<Vec3>& points, const Vec3& x);
+
+// Samples a vehicle's pose every `sample_period` (0: at every call), keeps the reference
+// point of `rule`, and scores the samples against the path: the MSE of seed 002 section
+// 5.2 (squared distance to the path and squared rotation angle to the path's
+// orientation) from the first sample until completion.
+class PathTracker {
+ public:
+  PathTracker(Path path, ReferenceRule rule, double sample_period = 0);
+
+  // Call once per step, before stepping. Returns true when it took a sample.
+  bool Update(const mjData* d, int body);
+  size_t target() const { return target_; }    // the reference point's index
+  size_t closest() const { return closest_; }  // closest point at the last sample
   bool done() const { return report_.completed; }
-  size_t target() const { return target_; }
   const TrackingReport& report() const { return report_; }
   const Path& path() const { return path_; }
+  const ReferenceRule& rule() const { return rule_; }
 
  private:
   Path path_;
-  CascadedPid controller_;
-  double acceptance_radius_;
-  size_t target_ = 0;
+  ReferenceRule rule_;
+  double sample_period_;
+  double next_sample_ = 0;
+  size_t target_ = 0, closest_ = 0;
   double start_time_ = -1;
   double sum_position_ = 0, sum_rotation_ = 0;
   TrackingReport report_;
+};
+
+// A controller that flies one vehicle along a path (the scenario's "controller": the
+// cascaded PID below, or the MPC of include/nereid/mpc.h).
+class PathController {
+ public:
+  virtual ~PathController() = default;
+  // Updates the reference and the controller; call once per step before stepping.
+  virtual void Update(const mjModel* m, mjData* d, int body, double dt) = 0;
+  bool done() const { return tracker_.done(); }
+  size_t target() const { return tracker_.target(); }
+  const TrackingReport& report() const { return tracker_.report(); }
+  const Path& path() const { return tracker_.path(); }
+  // Controller-specific results for summary.json (a JSON object's text; empty if none),
+  // its log files written into `dir`, and warnings (e.g. failed solves).
+  virtual std::string SummaryJson() const { return {}; }
+  virtual void WriteLogs(const std::string& dir) const { (void)dir; }
+  virtual std::vector<std::string> warnings() const { return {}; }
+
+ protected:
+  explicit PathController(PathTracker tracker) : tracker_(std::move(tracker)) {}
+  PathTracker tracker_;
+};
+
+// Follows a path with the cascaded PID: the reference is the tracker's target point.
+class PathFollower final : public PathController {
+ public:
+  PathFollower(Path path, CascadedPid controller, double acceptance_radius = 0.1);
+  PathFollower(Path path, CascadedPid controller, ReferenceRule rule, double sample_period);
+
+  void Update(const mjModel* m, mjData* d, int body, double dt) override;
+
+ private:
+  CascadedPid controller_;
 };
 
 }  // namespace nereid

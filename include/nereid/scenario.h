@@ -13,6 +13,7 @@
 
 #include "nereid/current.h"
 #include "nereid/control.h"
+#include "nereid/mpc.h"
 #include "nereid/path.h"
 #include "nereid/simulation.h"
 #include "nereid/vms.h"
@@ -42,13 +43,21 @@ struct Scenario {
     bool body_frame = false;  // "frame": "body" (MuJoCo body frame) or "world"
   };
 
-  struct Controller {       // a cascaded PID following a path (docs/scenarios.md)
+  struct Controller {       // a vehicle following a path (docs/scenarios.md)
+    enum class Type { kCascadedPid, kMpc };
+    Type type = Type::kCascadedPid;
     std::string body, path_json;  // path_json: JSON path, for errors
-    CascadedPidGains gains;       // default: seed 002 Table A.1
+    CascadedPidGains gains;       // kCascadedPid; default: seed 002 Table A.1
+    MpcOptions mpc;               // kMpc; default: seed 002 eqs. 4.3-4.6, Table 6.2 run 2
     Path path;
-    double acceptance_radius = 0.1;  // m
-    bool stop_when_done = true;      // end the run when the last point is reached
+    ReferenceRule reference;      // default: 0.1 m acceptance radius (PID), closest + 1 (MPC)
+    double pose_rate = 0;         // Hz the pose is sampled at; 0: every step (PID default)
+    bool stop_when_done = true;   // end the run when the last point is reached
   };
+  // Builds "type": "mpc" controllers; set by EnableMpc() (libnereid_mpc, include/nereid/mpc.h).
+  using MpcFactory = std::unique_ptr<PathController> (*)(const Simulation& sim, int body,
+                                                         const Controller& controller);
+  static void SetMpcFactory(MpcFactory factory);
 
   std::string source;   // the scenario file
   std::string model;    // the model file, resolved against the scenario's folder
@@ -74,7 +83,7 @@ struct Scenario {
   void Apply(Simulation& sim);
   // The scenario's path-following controller (nullptr if none), and its body. Throws
   // ConfigError naming the JSON path of an unknown body or one without thrusters.
-  std::unique_ptr<PathFollower> MakeController(const Simulation& sim, int* body) const;
+  std::unique_ptr<PathController> MakeController(const Simulation& sim, int* body) const;
   // Sets ctrl and xfrc_applied for time t (call before each step).
   void ApplyInputs(Simulation& sim, double t) const;
 

@@ -17,6 +17,7 @@
 #include "cli/info.h"
 #include "cli/python.h"
 #include "nereid/error.h"
+#include "nereid/mpc.h"
 #include "nereid/runner.h"
 
 namespace {
@@ -193,6 +194,9 @@ int Validate(const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef NEREID_HAVE_MPC
+  nereid::EnableMpc();  // scenarios with "controller": {"type": "mpc"}
+#endif
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
     std::cout << kUsage;

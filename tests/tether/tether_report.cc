@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
     auto sim = Simulation::LoadFile(scenario.model, options);
     scenario.Apply(*sim);
     int body = -1;
-    std::unique_ptr<PathFollower> follower = scenario.MakeController(*sim, &body);
+    std::unique_ptr<PathController> follower = scenario.MakeController(*sim, &body);
     const mjModel* m = sim->model();
     mjData* d = sim->data();
     const std::vector<int> tethers = FindPluginInstances(m, kTetherPlugin);

@@ -1,0 +1,189 @@
+// Copyright Nereid authors.
+#include "mpc/ocp.h"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include "nereid/error.h"
+
+namespace nereid::mpc {
+
+using casadi::DM;
+using casadi::Dict;
+using casadi::Function;
+using casadi::SX;
+
+DM ToDM(const Eigen::MatrixXd& a) {
+  DM out = DM::zeros(a.rows(), a.cols());
+  for (Eigen::Index j = 0; j < a.cols(); ++j) {
+    for (Eigen::Index i = 0; i < a.rows(); ++i) out(i, j) = a(i, j);
+  }
+  return out;
+}
+
+Eigen::MatrixXd ToEigen(const DM& a) {
+  Eigen::MatrixXd out(a.size1(), a.size2());
+  const std::vector<double> values = DM::densify(a).nonzeros();  // column-major
+  for (Eigen::Index j = 0; j < out.cols(); ++j) {
+    for (Eigen::Index i = 0; i < out.rows(); ++i) out(i, j) = values[j * out.rows() + i];
+  }
+  return out;
+}
+
+namespace {
+
+Dict QpOptions(const std::string& solver) {
+  if (solver == "qrqp") return {{"print_iter", false}, {"print_header", false}, {"error_on_fail", false}};
+  if (solver == "osqp") {
+    return {{"osqp", Dict{{"verbose", false}, {"eps_abs", 1e-9}, {"eps_rel", 1e-9}, {"max_iter", 20000}}},
+            {"error_on_fail", false}};
+  }
+  if (solver == "qpoases") return {{"printLevel", "none"}, {"error_on_fail", false}};
+  throw ConfigError("MPC: unknown QP solver '" + solver + "' (qrqp, osqp or qpoases)");
+}
+
+}  // namespace
+
+Ocp::Ocp(const OcpSpec& spec) : spec_(spec) {
+  nx_ = static_cast<int>(spec.dynamics.size1_in(0));
+  nu_ = static_cast<int>(spec.dynamics.size1_in(1));
+  const int N = spec.horizon;
+  if (N < 1) throw ConfigError("MPC: horizon must be >= 1");
+  if (spec.q.size() != nx_ || spec.r.size() != nu_ || spec.x_lo.size() != nx_ || spec.x_hi.size() != nx_ ||
+      spec.u_lo.size() != nu_ || spec.u_hi.size() != nu_) {
+    throw ConfigError("MPC: weight or bound sizes do not match the model's state and input sizes");
+  }
+  // one RK4 step over dt (seed 002 eq. 4.5's discretisation at the control period)
+  const SX x = SX::sym("x", nx_), u = SX::sym("u", nu_);
+  auto f = [&](const SX& xx) { return spec.dynamics(std::vector<SX>{xx, u}).at(0); };
+  const double h = spec.dt;
+  const SX k1 = f(x);
+  const SX k2 = f(x + 0.5 * h * k1);
+  const SX k3 = f(x + 0.5 * h * k2);
+  const SX k4 = f(x + h * k3);
+  const SX x_next = x + (h / 6.0) * (k1 + 2 * k2 + 2 * k3 + k4);
+  step_ = Function("rk4_step", {x, u}, {x_next});
+
+  // the NLP: w = [x_0 .. x_N, u_0 .. u_{N-1}], p = [x(t), r_0 .. r_N]
+  const SX X = SX::sym("X", nx_, N + 1), U = SX::sym("U", nu_, N);
+  const SX P = SX::sym("P", nx_, N + 2);
+  const SX q = ToDM(spec.q), r = ToDM(spec.r);
+  SX J = 0;
+  std::vector<SX> g;
+  g.push_back(X(casadi::Slice(), 0) - P(casadi::Slice(), 0));
+  for (int k = 0; k < N; ++k) {
+    const SX xk = X(casadi::Slice(), k), uk = U(casadi::Slice(), k);
+    const SX e = xk - P(casadi::Slice(), k + 1);
+    J += SX::dot(q, e * e) + SX::dot(r, uk * uk);
+    g.push_back(X(casadi::Slice(), k + 1) - step_(std::vector<SX>{xk, uk}).at(0));
+  }
+  const SX eN = X(casadi::Slice(), N) - P(casadi::Slice(), N + 1);
+  J += spec.terminal_factor * SX::dot(q, eN * eN);
+  const SX w = SX::vertcat({SX::vec(X), SX::vec(U)});
+  const casadi::SXDict nlp = {{"x", w}, {"p", SX::vec(P)}, {"f", J}, {"g", SX::vertcat(g)}};
+  Dict options = {{"qpsol", spec.qp_solver},
+                  {"qpsol_options", QpOptions(spec.qp_solver)},
+                  {"max_iter", spec.max_sqp_iterations},
+                  {"print_header", false},
+                  {"print_iteration", false},
+                  {"print_status", false},
+                  {"print_time", false},
+                  {"error_on_fail", false},
+                  // the Lagrangian's Hessian can be indefinite away from the solution
+                  {"convexify_strategy", "regularize"}};
+  solver_ = casadi::nlpsol("nereid_mpc", "sqpmethod", nlp, options);
+
+  // bounds: x_0 is pinned by g; x_1..x_N within x_lo..x_hi; inputs within u_lo..u_hi
+  const double inf = std::numeric_limits<double>::infinity();
+  for (int k = 0; k <= N; ++k) {
+    for (int i = 0; i < nx_; ++i) {
+      lbx_.push_back(k == 0 ? -inf : spec.x_lo[i]);
+      ubx_.push_back(k == 0 ? inf : spec.x_hi[i]);
+    }
+  }
+  for (int k = 0; k < N; ++k) {
+    for (int i = 0; i < nu_; ++i) {
+      lbx_.push_back(spec.u_lo[i]);
+      ubx_.push_back(spec.u_hi[i]);
+    }
+  }
+  lbg_.assign(static_cast<size_t>(nx_ * (N + 1)), 0.0);
+  ubg_ = lbg_;
+}
+
+Eigen::VectorXd Ocp::Discrete(const Eigen::VectorXd& x, const Eigen::VectorXd& u) const {
+  return ToEigen(step_(std::vector<DM>{ToDM(x), ToDM(u)}).at(0));
+}
+
+OcpSolution Ocp::Solve(const Eigen::VectorXd& x0, const Eigen::MatrixXd& refs) {
+  const int N = spec_.horizon;
+  const size_t nw = static_cast<size_t>(nx_ * (N + 1) + nu_ * N);
+  const size_t nxs = static_cast<size_t>(nx_), nus = static_cast<size_t>(nu_);
+  // warm start: the last solution shifted by one stage (its last stage repeated)
+  std::vector<double> w0(nw, 0.0), lam_x0(nw, 0.0), lam_g0(lbg_.size(), 0.0);
+  if (have_solution_) {
+    const size_t xs = nxs * (N + 1);
+    for (int k = 0; k <= N; ++k) {
+      const size_t from = static_cast<size_t>(std::min(k + 1, N));
+      for (size_t i = 0; i < nxs; ++i) w0[k * nxs + i] = w_[from * nxs + i];
+    }
+    for (int k = 0; k < N; ++k) {
+      const size_t from = static_cast<size_t>(std::min(k + 1, N - 1));
+      for (size_t i = 0; i < nus; ++i) w0[xs + k * nus + i] = w_[xs + from * nus + i];
+    }
+    lam_x0 = lam_x_;
+    lam_g0 = lam_g_;
+  } else {
+    for (int k = 0; k <= N; ++k) {
+      for (size_t i = 0; i < nxs; ++i) w0[k * nxs + i] = x0[static_cast<Eigen::Index>(i)];
+    }
+  }
+  // inputs start inside their bounds
+  for (size_t i = nxs * (N + 1); i < nw; ++i) w0[i] = std::clamp(w0[i], lbx_[i], ubx_[i]);
+  std::vector<double> p(static_cast<size_t>(nx_ * (N + 2)));
+  for (size_t i = 0; i < nxs; ++i) p[i] = x0[static_cast<Eigen::Index>(i)];
+  for (int k = 0; k <= N; ++k) {
+    for (size_t i = 0; i < nxs; ++i) p[(k + 1) * nxs + i] = refs(static_cast<Eigen::Index>(i), k);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  casadi::DMDict result = solver_(casadi::DMDict{{"x0", w0},
+                                                 {"p", p},
+                                                 {"lbx", lbx_},
+                                                 {"ubx", ubx_},
+                                                 {"lbg", lbg_},
+                                                 {"ubg", ubg_},
+                                                 {"lam_x0", lam_x0},
+                                                 {"lam_g0", lam_g0}});
+  OcpSolution s;
+  s.solve_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const Dict stats = solver_.stats();
+  s.status = stats.count("return_status") ? stats.at("return_status").to_string() : "unknown";
+  s.iterations = stats.count("iter_count") ? static_cast<int>(stats.at("iter_count")) : 0;
+  const std::vector<double> w = result.at("x").nonzeros();
+  s.cost = static_cast<double>(result.at("f"));
+  bool finite = std::isfinite(s.cost);
+  for (double v : w) finite = finite && std::isfinite(v);
+  // the SQP's own verdict: converged, or stopped at the iteration limit (as the seed's
+  // ForcesPro setting does); anything else (a failed or infeasible QP) is a failure
+  s.ok = finite && (s.status == "Solve_Succeeded" || s.status == "Maximum_Iterations_Exceeded");
+  s.X.resize(nx_, N + 1);
+  s.U.resize(nu_, N);
+  for (int k = 0; k <= N; ++k) {
+    for (int i = 0; i < nx_; ++i) s.X(i, k) = w[k * nxs + static_cast<size_t>(i)];
+  }
+  for (int k = 0; k < N; ++k) {
+    for (int i = 0; i < nu_; ++i) s.U(i, k) = w[nxs * (N + 1) + k * nus + static_cast<size_t>(i)];
+  }
+  if (s.ok) {
+    w_ = w;
+    lam_x_ = result.at("lam_x").nonzeros();
+    lam_g_ = result.at("lam_g").nonzeros();
+    have_solution_ = true;
+  } else {
+    have_solution_ = false;  // start the next solve afresh
+  }
+  return s;
+}
+
+}  // namespace nereid::mpc
