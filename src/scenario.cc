@@ -107,6 +107,13 @@ void ReadMpcOptions(const Reader& r, const json& j, const std::string& path, Mpc
       !ParseMpcPrediction(r.String(j["prediction"], path + "/prediction"), &o->prediction)) {
     r.Fail(path + "/prediction", "expected \"seed\" or \"full\"", &j["prediction"]);
   }
+  if (j.contains("integrator")) {
+    const std::string integrator = r.String(j["integrator"], path + "/integrator");
+    if (integrator != "irk4" && integrator != "rk4") {
+      r.Fail(path + "/integrator", "expected \"irk4\" (implicit RK4) or \"rk4\"", &j["integrator"]);
+    }
+    o->implicit_rk4 = integrator == "irk4";
+  }
   if (j.contains("solver")) {
     const json& s = j["solver"];
     const std::string sp = path + "/solver";
@@ -135,7 +142,7 @@ Scenario::Controller ReadController(const Reader& r, const json& j, const std::s
     c.type = Scenario::Controller::Type::kMpc;
     r.Keys(j, path, {"type", "body", "path", "orientation", "reference", "pose_rate", "stop_when_done",
                      "horizon", "control_period", "cost_pos", "cost_rot", "cost_thrust", "velocity_limit",
-                     "prediction", "solver"});
+                     "prediction", "integrator", "solver"});
     c.reference = {ReferenceRule::Kind::kClosestAhead, 0.1, 1};
     c.pose_rate = 50;  // seed 002 section 4.2
     ReadMpcOptions(r, j, path, &c.mpc);

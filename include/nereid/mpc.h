@@ -78,6 +78,10 @@ struct MpcOptions {
   double cost_thrust = 0.06;      // R = cost_thrust I; Q_N = 2 Q (eq. 4.6)
   double velocity_limit = 0.5;    // |u v w| m/s and |p q r| rad/s (eq. 4.3)
   MpcPrediction prediction = MpcPrediction::kSeed;
+  // the discretisation over one control period: true: implicit RK4 (2-stage
+  // Gauss-Legendre), as seed 002 section 4.1 and its code (ForcesPro IRK4) integrate;
+  // false: explicit RK4 (unstable for the Raybot's damping at a 0.5 s step)
+  bool implicit_rk4 = true;
   std::string qp_solver = "qrqp"; // CasADi conic plugin: qrqp | osqp | qpoases
   int max_sqp_iterations = 4;     // QP solves per plan (the seed's ForcesPro setting)
   static constexpr int kMaxHorizon = 200;

@@ -77,6 +77,7 @@ VehicleMpc::VehicleMpc(const Simulation& sim, int body, const MpcOptions& option
   }
   spec.qp_solver = options.qp_solver;
   spec.max_sqp_iterations = options.max_sqp_iterations;
+  spec.implicit = options.implicit_rk4;
   s.ocp = std::make_unique<mpc::Ocp>(spec);
 }
 

@@ -54,19 +54,26 @@ Ocp::Ocp(const OcpSpec& spec) : spec_(spec) {
       spec.u_lo.size() != nu_ || spec.u_hi.size() != nu_) {
     throw ConfigError("MPC: weight or bound sizes do not match the model's state and input sizes");
   }
-  // one RK4 step over dt (seed 002 eq. 4.5's discretisation at the control period)
+  // one step over dt: the 2-stage Gauss-Legendre Runge-Kutta method (implicit RK4, as
+  // seed 002 section 4.1 integrates; A-stable, which the Raybot's damping needs: its
+  // linearised rate at 0.5 m/s times 0.5 s is about 7, far outside explicit RK4's
+  // stability interval of 2.8), or explicit RK4
   const SX x = SX::sym("x", nx_), u = SX::sym("u", nu_);
-  auto f = [&](const SX& xx) { return spec.dynamics(std::vector<SX>{xx, u}).at(0); };
+  auto f = [&](const SX& xx, const SX& uu) { return spec.dynamics(std::vector<SX>{xx, uu}).at(0); };
   const double h = spec.dt;
-  const SX k1 = f(x);
-  const SX k2 = f(x + 0.5 * h * k1);
-  const SX k3 = f(x + 0.5 * h * k2);
-  const SX k4 = f(x + h * k3);
-  const SX x_next = x + (h / 6.0) * (k1 + 2 * k2 + 2 * k3 + k4);
-  step_ = Function("rk4_step", {x, u}, {x_next});
+  const double s3 = std::sqrt(3.0) / 6.0;
+  const double a11 = 0.25, a12 = 0.25 - s3, a21 = 0.25 + s3, a22 = 0.25;
+  {
+    const SX k1 = f(x, u);
+    const SX k2 = f(x + 0.5 * h * k1, u);
+    const SX k3 = f(x + 0.5 * h * k2, u);
+    const SX k4 = f(x + h * k3, u);
+    if (!spec.implicit) step_ = Function("rk4_step", {x, u}, {x + (h / 6.0) * (k1 + 2 * k2 + 2 * k3 + k4)});
+  }
+  const int nk = spec.implicit ? 2 * nx_ : 0;  // stage derivatives per interval
 
-  // the NLP: w = [x_0 .. x_N, u_0 .. u_{N-1}], p = [x(t), r_0 .. r_N]
-  const SX X = SX::sym("X", nx_, N + 1), U = SX::sym("U", nu_, N);
+  // the NLP: w = [x_0 .. x_N, u_0 .. u_{N-1}, K_0 .. K_{N-1}], p = [x(t), r_0 .. r_N]
+  const SX X = SX::sym("X", nx_, N + 1), U = SX::sym("U", nu_, N), K = SX::sym("K", nk, N);
   const SX P = SX::sym("P", nx_, N + 2);
   const SX q = ToDM(spec.q), r = ToDM(spec.r);
   SX J = 0;
@@ -76,11 +83,18 @@ Ocp::Ocp(const OcpSpec& spec) : spec_(spec) {
     const SX xk = X(casadi::Slice(), k), uk = U(casadi::Slice(), k);
     const SX e = xk - P(casadi::Slice(), k + 1);
     J += SX::dot(q, e * e) + SX::dot(r, uk * uk);
-    g.push_back(X(casadi::Slice(), k + 1) - step_(std::vector<SX>{xk, uk}).at(0));
+    if (spec.implicit) {
+      const SX k1 = K(casadi::Slice(0, nx_), k), k2 = K(casadi::Slice(nx_, 2 * nx_), k);
+      g.push_back(k1 - f(xk + h * (a11 * k1 + a12 * k2), uk));
+      g.push_back(k2 - f(xk + h * (a21 * k1 + a22 * k2), uk));
+      g.push_back(X(casadi::Slice(), k + 1) - (xk + 0.5 * h * (k1 + k2)));
+    } else {
+      g.push_back(X(casadi::Slice(), k + 1) - step_(std::vector<SX>{xk, uk}).at(0));
+    }
   }
   const SX eN = X(casadi::Slice(), N) - P(casadi::Slice(), N + 1);
   J += spec.terminal_factor * SX::dot(q, eN * eN);
-  const SX w = SX::vertcat({SX::vec(X), SX::vec(U)});
+  const SX w = SX::vertcat({SX::vec(X), SX::vec(U), SX::vec(K)});
   const casadi::SXDict nlp = {{"x", w}, {"p", SX::vec(P)}, {"f", J}, {"g", SX::vertcat(g)}};
   Dict options = {{"qpsol", spec.qp_solver},
                   {"qpsol_options", QpOptions(spec.qp_solver)},
@@ -89,10 +103,20 @@ Ocp::Ocp(const OcpSpec& spec) : spec_(spec) {
                   {"print_iteration", false},
                   {"print_status", false},
                   {"print_time", false},
-                  {"error_on_fail", false},
-                  // the Lagrangian's Hessian can be indefinite away from the solution
-                  {"convexify_strategy", "regularize"}};
+                  {"error_on_fail", false}};
   solver_ = casadi::nlpsol("nereid_mpc", "sqpmethod", nlp, options);
+  if (spec.implicit) {  // the one-step map, for Discrete(): Newton on the stage equations
+    const SX k12 = SX::sym("k", nk);
+    const SX k1 = k12(casadi::Slice(0, nx_)), k2 = k12(casadi::Slice(nx_, 2 * nx_));
+    const SX res = SX::vertcat({k1 - f(x + h * (a11 * k1 + a12 * k2), u), k2 - f(x + h * (a21 * k1 + a22 * k2), u)});
+    const Function residual("irk_residual", {k12, x, u}, {res});
+    const Function solve = casadi::rootfinder("irk_stages", "newton", residual,
+                                              Dict{{"abstol", 1e-14}, {"max_iter", 50}, {"error_on_fail", false}});
+    const SX stages = solve(std::vector<SX>{SX::zeros(nk), x, u}).at(0);
+    step_ = Function("irk4_step", {x, u},
+                     {x + 0.5 * h * (stages(casadi::Slice(0, nx_)) + stages(casadi::Slice(nx_, 2 * nx_)))});
+  }
+  nk_ = nk;
 
   // bounds: x_0 is pinned by g; x_1..x_N within x_lo..x_hi; inputs within u_lo..u_hi
   const double inf = std::numeric_limits<double>::infinity();
@@ -108,7 +132,9 @@ Ocp::Ocp(const OcpSpec& spec) : spec_(spec) {
       ubx_.push_back(spec.u_hi[i]);
     }
   }
-  lbg_.assign(static_cast<size_t>(nx_ * (N + 1)), 0.0);
+  lbx_.resize(lbx_.size() + static_cast<size_t>(nk * N), -inf);
+  ubx_.resize(ubx_.size() + static_cast<size_t>(nk * N), inf);
+  lbg_.assign(static_cast<size_t>(nx_ * (N + 1) + nk * N), 0.0);
   ubg_ = lbg_;
 }
 
@@ -118,29 +144,29 @@ Eigen::VectorXd Ocp::Discrete(const Eigen::VectorXd& x, const Eigen::VectorXd& u
 
 OcpSolution Ocp::Solve(const Eigen::VectorXd& x0, const Eigen::MatrixXd& refs) {
   const int N = spec_.horizon;
-  const size_t nw = static_cast<size_t>(nx_ * (N + 1) + nu_ * N);
-  const size_t nxs = static_cast<size_t>(nx_), nus = static_cast<size_t>(nu_);
+  const size_t nw = static_cast<size_t>(nx_ * (N + 1) + (nu_ + nk_) * N);
+  const size_t nxs = static_cast<size_t>(nx_), nus = static_cast<size_t>(nu_), nks = static_cast<size_t>(nk_);
   // warm start: the last solution shifted by one stage (its last stage repeated)
-  std::vector<double> w0(nw, 0.0), lam_x0(nw, 0.0), lam_g0(lbg_.size(), 0.0);
+  std::vector<double> w0(nw, 0.0);  // primal warm start (warm duals made the SQP stall)
   if (have_solution_) {
     const size_t xs = nxs * (N + 1);
     for (int k = 0; k <= N; ++k) {
       const size_t from = static_cast<size_t>(std::min(k + 1, N));
       for (size_t i = 0; i < nxs; ++i) w0[k * nxs + i] = w_[from * nxs + i];
     }
+    const size_t ks = xs + nus * N;
     for (int k = 0; k < N; ++k) {
       const size_t from = static_cast<size_t>(std::min(k + 1, N - 1));
       for (size_t i = 0; i < nus; ++i) w0[xs + k * nus + i] = w_[xs + from * nus + i];
+      for (size_t i = 0; i < nks; ++i) w0[ks + k * nks + i] = w_[ks + from * nks + i];
     }
-    lam_x0 = lam_x_;
-    lam_g0 = lam_g_;
   } else {
     for (int k = 0; k <= N; ++k) {
       for (size_t i = 0; i < nxs; ++i) w0[k * nxs + i] = x0[static_cast<Eigen::Index>(i)];
     }
   }
   // inputs start inside their bounds
-  for (size_t i = nxs * (N + 1); i < nw; ++i) w0[i] = std::clamp(w0[i], lbx_[i], ubx_[i]);
+  for (size_t i = nxs * (N + 1); i < nxs * (N + 1) + nus * N; ++i) w0[i] = std::clamp(w0[i], lbx_[i], ubx_[i]);
   std::vector<double> p(static_cast<size_t>(nx_ * (N + 2)));
   for (size_t i = 0; i < nxs; ++i) p[i] = x0[static_cast<Eigen::Index>(i)];
   for (int k = 0; k <= N; ++k) {
@@ -152,9 +178,7 @@ OcpSolution Ocp::Solve(const Eigen::VectorXd& x0, const Eigen::MatrixXd& refs) {
                                                  {"lbx", lbx_},
                                                  {"ubx", ubx_},
                                                  {"lbg", lbg_},
-                                                 {"ubg", ubg_},
-                                                 {"lam_x0", lam_x0},
-                                                 {"lam_g0", lam_g0}});
+                                                 {"ubg", ubg_}});
   OcpSolution s;
   s.solve_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const Dict stats = solver_.stats();
@@ -177,8 +201,6 @@ OcpSolution Ocp::Solve(const Eigen::VectorXd& x0, const Eigen::MatrixXd& refs) {
   }
   if (s.ok) {
     w_ = w;
-    lam_x_ = result.at("lam_x").nonzeros();
-    lam_g_ = result.at("lam_g").nonzeros();
     have_solution_ = true;
   } else {
     have_solution_ = false;  // start the next solve afresh

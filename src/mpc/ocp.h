@@ -2,7 +2,7 @@
 // The optimal control problem behind Nereid's MPC (seed 002 eq. 4.5), on CasADi:
 //
 //   min  sum_{k=0}^{N-1} (x_k - r_k)' Q (x_k - r_k) + u_k' R u_k + (x_N - r_N)' Q_N (x_N - r_N)
-//   s.t. x_0 = x(t),  x_{k+1} = F(x_k, u_k)  (one RK4 step of f over dt),
+//   s.t. x_0 = x(t),  x_{k+1} = F(x_k, u_k)  (one implicit RK4 step of f over dt),
 //        x_lo <= x_k <= x_hi (k = 1..N),  u_lo <= u_k <= u_hi,
 //
 // with Q = diag(q), R = diag(r), Q_N = 2 Q. Multiple shooting: the states and inputs are
@@ -29,6 +29,9 @@ struct OcpSpec {
   Eigen::VectorXd u_lo, u_hi;
   std::string qp_solver = "qrqp";
   int max_sqp_iterations = 4;
+  // true: 2-stage Gauss-Legendre (implicit RK4, A-stable; its stage derivatives become
+  // decision variables); false: explicit RK4
+  bool implicit = true;
 };
 
 struct OcpSolution {
@@ -47,7 +50,7 @@ class Ocp {
   // Solves from x0 towards refs (nx x (N + 1), column k for x_k). Warm-started from the
   // previous solution shifted by one stage (the first solve starts from x0 and u = 0).
   OcpSolution Solve(const Eigen::VectorXd& x0, const Eigen::MatrixXd& refs);
-  // One RK4 step of the dynamics over dt: x_next = F(x, u).
+  // One step of the integrator over dt: x_next = F(x, u).
   Eigen::VectorXd Discrete(const Eigen::VectorXd& x, const Eigen::VectorXd& u) const;
   int nx() const { return nx_; }
   int nu() const { return nu_; }
@@ -58,7 +61,8 @@ class Ocp {
   int nx_ = 0, nu_ = 0;
   casadi::Function step_, solver_;
   std::vector<double> lbx_, ubx_, lbg_, ubg_;
-  std::vector<double> w_, lam_x_, lam_g_;  // last solution (warm start)
+  std::vector<double> w_;  // last solution (warm start)
+  int nk_ = 0;
   bool have_solution_ = false;
 };
 

@@ -96,6 +96,7 @@ std::string MpcPathFollower::SummaryJson() const {
       {"cost_thrust", o.cost_thrust},
       {"velocity_limit", o.velocity_limit},
       {"prediction", ToString(o.prediction)},
+      {"integrator", o.implicit_rk4 ? "irk4" : "rk4"},
       {"qp_solver", o.qp_solver},
       {"max_sqp_iterations", o.max_sqp_iterations},
       {"plans", log_.size()},
