@@ -165,8 +165,9 @@ OcpSolution Ocp::Solve(const Eigen::VectorXd& x0, const Eigen::MatrixXd& refs) {
       for (size_t i = 0; i < nxs; ++i) w0[k * nxs + i] = x0[static_cast<Eigen::Index>(i)];
     }
   }
-  // inputs start inside their bounds
-  for (size_t i = nxs * (N + 1); i < nxs * (N + 1) + nus * N; ++i) w0[i] = std::clamp(w0[i], lbx_[i], ubx_[i]);
+  // the start lies inside the variable bounds (x_0 is free here and pinned by g): the
+  // SQP's steps then keep the states and inputs within them
+  for (size_t i = 0; i < nxs * (N + 1) + nus * N; ++i) w0[i] = std::clamp(w0[i], lbx_[i], ubx_[i]);
   std::vector<double> p(static_cast<size_t>(nx_ * (N + 2)));
   for (size_t i = 0; i < nxs; ++i) p[i] = x0[static_cast<Eigen::Index>(i)];
   for (int k = 0; k <= N; ++k) {
@@ -191,6 +192,14 @@ OcpSolution Ocp::Solve(const Eigen::VectorXd& x0, const Eigen::MatrixXd& refs) {
   // the SQP's own verdict: converged, or stopped at the iteration limit (as the seed's
   // ForcesPro setting does); anything else (a failed or infeasible QP) is a failure
   s.ok = finite && (s.status == "Solve_Succeeded" || s.status == "Maximum_Iterations_Exceeded");
+  // a QP that failed inside the SQP shows as a plan outside the variable bounds
+  for (size_t i = 0; i < w.size() && s.ok; ++i) {
+    const double tol = 1e-6 * std::max(1.0, std::abs(w[i]));
+    if (w[i] < lbx_[i] - tol || w[i] > ubx_[i] + tol) {
+      s.ok = false;
+      s.status = "Bounds_Violated (" + s.status + ")";
+    }
+  }
   s.X.resize(nx_, N + 1);
   s.U.resize(nu_, N);
   for (int k = 0; k <= N; ++k) {

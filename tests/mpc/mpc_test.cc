@@ -146,6 +146,159 @@ TEST_CASE("The prediction models against Nereid's plant (Raybot)") {
   }
 }
 
+TEST_CASE("With no active constraint the MPC equals the finite-horizon LQR (double integrator)") {
+  // x = [p, v], x_dot = [v, u]; the implicit RK4 step of this nilpotent system is exact:
+  // A_d = [1 h; 0 1], B_d = [h^2/2; h]
+  const casadi::SX x = casadi::SX::sym("x", 2), u = casadi::SX::sym("u", 1);
+  mpc::OcpSpec spec;
+  spec.dynamics = casadi::Function("double_integrator", {x, u}, {casadi::SX::vertcat({x(1), u(0)})});
+  spec.horizon = 12;
+  spec.dt = 0.5;
+  spec.q = Eigen::Vector2d(3.0, 0.5);
+  spec.r = Eigen::VectorXd::Constant(1, 0.7);
+  const double inf = std::numeric_limits<double>::infinity();
+  spec.x_lo = Eigen::Vector2d::Constant(-inf);
+  spec.x_hi = Eigen::Vector2d::Constant(inf);
+  spec.u_lo = Eigen::VectorXd::Constant(1, -inf);
+  spec.u_hi = Eigen::VectorXd::Constant(1, inf);
+  for (const bool implicit : {true, false}) {
+    spec.implicit = implicit;
+    mpc::Ocp ocp(spec);
+    const double h = spec.dt;
+    Eigen::Matrix2d A;
+    A << 1, h, 0, 1;
+    const Eigen::Vector2d B(h * h / 2, h);
+    const Eigen::Vector2d x0(1.3, -0.4);
+    CHECK((ocp.Discrete(x0, Eigen::VectorXd::Constant(1, 0.9)) - (A * x0 + B * 0.9)).norm() <= 1e-12);
+    // Riccati recursion with P_N = Q_N = 2 Q (the seed's eq. 4.6)
+    const Eigen::Matrix2d Q = spec.q.asDiagonal();
+    const double R = spec.r[0];
+    Eigen::Matrix2d P = 2 * Q;
+    std::vector<Eigen::RowVector2d> K(static_cast<size_t>(spec.horizon));
+    for (int k = spec.horizon - 1; k >= 0; --k) {
+      const double s = R + B.dot(P * B);
+      K[static_cast<size_t>(k)] = (B.transpose() * P * A) / s;
+      P = Q + A.transpose() * P * A - A.transpose() * P * B * K[static_cast<size_t>(k)];
+    }
+    const mpc::OcpSolution sol = ocp.Solve(x0, Eigen::MatrixXd::Zero(2, spec.horizon + 1));
+    CHECK(sol.ok);
+    Eigen::Vector2d xk = x0;
+    double worst = 0;
+    for (int k = 0; k < spec.horizon; ++k) {
+      const double lqr = -K[static_cast<size_t>(k)] * xk;
+      worst = std::max(worst, std::abs(sol.U(0, k) - lqr));
+      worst = std::max(worst, (sol.X.col(k) - xk).cwiseAbs().maxCoeff());
+      xk = A * xk + B * lqr;
+    }
+    MESSAGE((implicit ? "implicit" : "explicit") << " RK4: MPC vs LQR, largest difference in u and x " << worst
+                                                 << " (" << sol.iterations << " SQP iterations, " << sol.status << ")");
+    CHECK(worst <= 1e-8);
+  }
+}
+
+// runs a scenario text with the MPC, from the Raybot model; returns the summary text
+std::string RunScenario(const std::string& json_text, const std::string& name, RunResult* result = nullptr) {
+  EnableMpc();
+  const std::string dir = (std::filesystem::temp_directory_path() / ("nereid_mpc_" + name)).string();
+  std::filesystem::create_directories(dir);
+  const std::string file = dir + "/scenario.json";
+  std::ofstream(file) << json_text;
+  RunOptions options;
+  options.input = file;
+  options.out_dir = dir;
+  const RunResult r = Run(options, nullptr);
+  if (result) *result = r;
+  std::ifstream in(dir + "/summary.json");
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string RaybotScenario(const std::string& controller_extra, const std::string& initial = "[0, 0.1, -1.9]",
+                           double duration = 25) {
+  return std::string("{\"model\": \"") + test::ModelPath("raybot/raybot.xml") +
+         "\", \"duration\": " + std::to_string(duration) +
+         ", \"dt\": 0.005, \"integrator\": \"rk4\", \"initial_state\": {\"bodies\": {\"raybot\": "
+         "{\"position\": " + initial + controller_extra.substr(0, 0) +
+         "}}}, \"controller\": {\"type\": \"mpc\", \"body\": \"raybot\", \"path\": {\"zigzag\": "
+         "{\"z_top\": -2, \"stroke_height\": 2, \"stroke_spacing\": 1.25, \"strokes\": 2, \"num\": 15}}" +
+         controller_extra + "}}";
+}
+
+TEST_CASE("Every plan and every step of a run respects the thrust and velocity bounds") {
+  EnableMpc();
+  auto sim = Simulation::LoadFile(test::ModelPath("raybot/raybot.xml"), SimulationOptions{});
+  const mjModel* m = sim->model();
+  mjData* d = sim->data();
+  const int body = mj_name2id(m, mjOBJ_BODY, "raybot");
+  sim->Reset(0);
+  ZigZagSpec zz;
+  // points 0.5 m apart (num = 2) and a tenth of the seed's thrust cost: the references
+  // run ahead at about 1 m/s, which keeps thrusters at their bounds
+  zz.z_top = -2, zz.stroke_height = 2, zz.stroke_spacing = 1.25, zz.strokes = 2, zz.point_spacing = 0.5;
+  MpcOptions options;
+  options.cost_thrust = 0.006;
+  MpcPathFollower follower(*sim, body, ZigZagPath(zz), options, {ReferenceRule::Kind::kClosestAhead, 0.1, 1}, 50);
+  const ThrusterSet& thrusters = follower.mpc().thrusters();
+  double max_thrust_excess = 0, max_velocity = 0, max_planned = 0;
+  int at_a_bound = 0;
+  for (int step = 0; step < 6000 && !follower.done(); ++step) {
+    follower.Update(m, d, body, m->opt.timestep);
+    sim->Step();
+    const Eigen::VectorXd x = follower.mpc().State(d);
+    max_velocity = std::max(max_velocity, x.segment<6>(6).cwiseAbs().maxCoeff());
+    for (size_t i = 0; i < thrusters.actuators.size(); ++i) {
+      const double f = d->actuator_force[thrusters.actuators[i]];
+      max_thrust_excess = std::max({max_thrust_excess, f - 36.0, -28.0 - f});
+    }
+  }
+  int fallbacks = 0;
+  for (const auto& row : follower.log()) {
+    max_planned = std::max(max_planned, row.plan.max_velocity_planned);
+    fallbacks += row.plan.fallback;
+    at_a_bound += (row.plan.thrust.array() >= 36 - 1e-6).any() || (row.plan.thrust.array() <= -28 + 1e-6).any();
+  }
+  MESSAGE(follower.log().size() << " plans (" << fallbacks << " failed), " << at_a_bound << " with a thruster at its bound; largest planned |nu_i| "
+                                << max_planned << ", largest |nu_i| of the vehicle " << max_velocity);
+  CHECK(follower.done());
+  CHECK(fallbacks <= static_cast<int>(follower.log().size()) / 10);
+  CHECK(max_thrust_excess <= 1e-9);           // eq. 4.4, exactly
+  CHECK(max_planned <= 0.5 + 1e-6);           // eq. 4.3 on the planned states (QP tolerance)
+  CHECK(at_a_bound >= static_cast<int>(follower.log().size()) / 2);  // the thrust bounds were active
+  CHECK(max_velocity <= 0.5 + 0.02);          // the vehicle, at every step, within 4 % (the
+                                              // plan holds only at the 0.5 s nodes)
+}
+
+TEST_CASE("A failed solve gives a named warning and the fallback input, never an abort") {
+  // spinning at 6 rad/s in yaw: the largest yaw moment the thrusters give (about 65 N m
+  // on 9.4 kg m^2 with added inertia) cannot bring r within 0.5 rad/s in 0.5 s, so eq. 4.3
+  // is infeasible for x_1
+  RunResult result;
+  const std::string text = RaybotScenario(", \"stop_when_done\": false", "[0, 0.1, -1.9], \"angular_velocity\": [0, 0, 6]", 3);
+  std::string summary;
+  CHECK_NOTHROW(summary = RunScenario(text, "infeasible", &result));
+  CHECK_FALSE(result.diverged);
+  CHECK(summary.find("mpc: solve failed at t = 0.000000 s") != std::string::npos);
+  CHECK(summary.find("\"failed_solves\": 0") == std::string::npos);
+}
+
+TEST_CASE("MPC scenario errors name the JSON path and value") {
+  auto error_of = [](const std::string& extra) {
+    try {
+      RunScenario(RaybotScenario(extra), "errors");
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(error_of(", \"horizon\": 0").find("/controller/horizon: expected an integer in 1..200 (got 0)") != std::string::npos);
+  CHECK(error_of(", \"horizon\": 5000").find("1..200") != std::string::npos);
+  CHECK(error_of(", \"cost_thrust\": -1").find("/controller/cost_thrust: must be >= 0 (got -1)") != std::string::npos);
+  CHECK(error_of(", \"prediction\": \"exact\"").find("/controller/prediction") != std::string::npos);
+  CHECK(error_of(", \"solver\": {\"qp\": \"gurobi\"}").find("/controller/solver/qp") != std::string::npos);
+  CHECK(error_of(", \"solver\": {\"max_sqp_iterations\": 0}").find("/controller/solver/max_sqp_iterations") != std::string::npos);
+  CHECK(error_of(", \"control_period\": 0.4999").find("whole number of time steps") != std::string::npos);
+  CHECK(error_of(", \"gains\": {}").find("/controller/gains: unknown key") != std::string::npos);
+}
+
 }  // TEST_SUITE
 
 }  // namespace
