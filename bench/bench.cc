@@ -83,6 +83,9 @@ std::string BenchReport::ToJson() const {
                           {"ns_per_step_min", c.ns_min}, {"ns_per_step_max", c.ns_max},
                           {"steps_per_sample", c.steps_per_sample}, {"samples", c.samples}});
     if (c.env_steps_per_s > 0) j["cases"].back()["env_steps_per_s"] = c.env_steps_per_s;
+    if (c.p99_ns > 0) j["cases"].back()["p99_ns"] = c.p99_ns;
+    if (c.fraction_of_period > 0) j["cases"].back()["solve_time_median_fraction_of_period"] = c.fraction_of_period;
+    if (c.realtime_factor > 0) j["cases"].back()["realtime_factor"] = c.realtime_factor;
   }
   j["ratios"] = {{"nereid_no_thrusters/bare_mj_step",
                   Ratio("bluerov2_heavy/nereid_no_thrusters", "bluerov2_heavy/bare_mj_step")},

@@ -17,6 +17,9 @@ struct BenchCase {
   long steps_per_sample = 0;
   int samples = 0;
   double env_steps_per_s = 0;  // RL cases: environment steps per second (all envs)
+  double p99_ns = 0;             // MPC: 99th percentile of the solve time per control step
+  double fraction_of_period = 0; // MPC: median solve time / control period
+  double realtime_factor = 0;    // whole runs: simulated time / wall time
 };
 
 struct BenchOptions {
@@ -28,6 +31,7 @@ struct BenchOptions {
   // RL environments: batch sizes x thread counts, about this many env steps each
   bool rl = true;
   long rl_env_steps = 40000;
+  bool mpc = true;  // the MPC cases (when built with libnereid_mpc)
 };
 
 struct BenchReport {
@@ -41,6 +45,10 @@ BenchReport RunBenchmarks(const BenchOptions& options);
 // Env-steps per second of rl::BatchEnv (station keeping) for batch 1, 16, 256 at 1 and 2
 // threads, appended to `report` as cases "rl/<task>/batch<B>/threads<T>".
 void RunRlBenchmarks(const BenchOptions& options, BenchReport* report);
+// The MPC cases "mpc/raybot/N15" (solve time per control step: median in ns_per_step,
+// p99_ns, fraction_of_period) and "mpc/raybot/quay_wall_run" (realtime_factor) of
+// scenarios/seed002/mpc_run2.json. Defined in bench_mpc.cc (builds with libnereid_mpc).
+void RunMpcBenchmarks(const BenchOptions& options, BenchReport* report);
 
 }  // namespace nereid
 

@@ -62,9 +62,15 @@ struct VehiclePredictionModel {
 };
 
 enum class MpcPrediction { kSeed, kFull };
-const char* ToString(MpcPrediction prediction);
+inline const char* ToString(MpcPrediction prediction) {
+  return prediction == MpcPrediction::kSeed ? "seed" : "full";
+}
 // "seed" | "full"; false if unknown.
-bool ParseMpcPrediction(const std::string& text, MpcPrediction* prediction);
+inline bool ParseMpcPrediction(const std::string& text, MpcPrediction* prediction) {
+  if (text != "seed" && text != "full") return false;
+  *prediction = text == "seed" ? MpcPrediction::kSeed : MpcPrediction::kFull;
+  return true;
+}
 
 // Eq. 4.1 of seed 002 (kSeed above), evaluated directly: x_dot = f(x, u). 12-state x.
 Eigen::VectorXd SeedDynamics(const VehiclePredictionModel& model, const Eigen::VectorXd& x,

@@ -29,7 +29,7 @@ constexpr char kUsage[] =
     "             [--out DIR] [--record-every N]\n"
     "      Steps the model headless from keyframe 0 (or the scenario's initial state) and\n"
     "      writes DIR/trajectory.csv and DIR/summary.json (DIR defaults to results).\n"
-    "  nereid bench [--out FILE.json] [--models DIR] [--steps N] [--samples N] [--no-rl]\n"
+    "  nereid bench [--out FILE.json] [--models DIR] [--steps N] [--samples N] [--no-rl] [--no-mpc]\n"
     "               [--rl-steps N]\n"
     "      Median ns per step of Nereid's engine and plain mj_step on the same model.\n"
     "  nereid info MODEL.xml\n"
@@ -117,6 +117,8 @@ int Bench(const std::vector<std::string>& args, const char* argv0) {
       options.samples = static_cast<int>(ParseLong(a, value()));
     } else if (a == "--no-rl") {
       options.rl = false;
+    } else if (a == "--no-mpc") {
+      options.mpc = false;
     } else if (a == "--rl-steps") {
       options.rl_env_steps = ParseLong(a, value());
     } else {
@@ -126,11 +128,19 @@ int Bench(const std::vector<std::string>& args, const char* argv0) {
   if (options.steps_per_sample < 1 || options.samples < 1) throw Usage{"--steps and --samples must be >= 1"};
   nereid::BenchReport report = nereid::RunBenchmarks(options);
   if (options.rl) nereid::RunRlBenchmarks(options, &report);
+#ifdef NEREID_HAVE_MPC
+  if (options.mpc) nereid::RunMpcBenchmarks(options, &report);
+#endif
   std::printf("MuJoCo %s; median of %d samples x %ld steps\n", report.mujoco_version.c_str(),
               options.samples, options.steps_per_sample);
   for (const nereid::BenchCase& c : report.cases) {
     if (c.env_steps_per_s > 0) {
       std::printf("  %-50s %10.0f env-steps/s\n", c.name.c_str(), c.env_steps_per_s);
+    } else if (c.p99_ns > 0) {
+      std::printf("  %-50s %10.2f ms/plan median, p99 %.2f ms, max %.2f ms; median = %.3f of the period\n",
+                  c.name.c_str(), 1e-6 * c.ns_per_step, 1e-6 * c.p99_ns, 1e-6 * c.ns_max, c.fraction_of_period);
+    } else if (c.realtime_factor > 0) {
+      std::printf("  %-50s %10.1f x real time (%ld steps)\n", c.name.c_str(), c.realtime_factor, c.steps_per_sample);
     } else {
       std::printf("  %-50s %10.1f ns/step  (min %.1f, max %.1f)\n", c.name.c_str(), c.ns_per_step,
                   c.ns_min, c.ns_max);

@@ -26,17 +26,6 @@ Vec6 RestoringWrench(const VehiclePredictionModel& v, const Vec3& k) {
 
 }  // namespace
 
-const char* ToString(MpcPrediction prediction) {
-  return prediction == MpcPrediction::kSeed ? "seed" : "full";
-}
-
-bool ParseMpcPrediction(const std::string& text, MpcPrediction* prediction) {
-  if (text == "seed") *prediction = MpcPrediction::kSeed;
-  else if (text == "full") *prediction = MpcPrediction::kFull;
-  else return false;
-  return true;
-}
-
 Eigen::VectorXd SeedDynamics(const VehiclePredictionModel& v, const Eigen::VectorXd& x,
                              const Eigen::VectorXd& u) {
   const double phi = x[3], theta = x[4], psi = x[5];

@@ -25,7 +25,7 @@ if done.returncode != 0:
 
 report = (out / "docs" / "validation.md").read_text()
 failures = []
-for heading in ["## Seed 001", "### Case A", "### Case B", "## Seed 000", "## Seed 002", "## Seed 003",
+for heading in ["## Seed 001", "### Case A", "### Case B", "## Seed 000", "## Seed 002", "### Table 6.1", "### Table 6.2", "## Seed 003",
                 "### 6.4", "### 6.5", "### 6.6", "## Seed 004", "## Commands run"]:
     if not re.search(r"^" + re.escape(heading), report, re.M):
         failures.append(f"no section '{heading}'")
