@@ -59,6 +59,8 @@ struct VehiclePredictionModel {
   // nereid.thruster actuators, the model's gravity and the current at the body).
   // Throws ConfigError if the body has no thrusters.
   static VehiclePredictionModel FromSimulation(const Simulation& sim, int body);
+  // The same with the body's thrusters already found (FindThrusters).
+  static VehiclePredictionModel FromSimulation(const Simulation& sim, int body, const ThrusterSet& thrusters);
 };
 
 enum class MpcPrediction { kSeed, kFull };

@@ -1,20 +1,13 @@
 // Copyright Nereid authors.
 #include "nereid/mpc.h"
 
-#include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <limits>
-#include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "mpc/ocp.h"
 #include "mpc/prediction.h"
 #include "nereid/error.h"
 #include "nereid/kinematics.h"
-#include "nereid/scenario.h"
 #include "nereid/simulation.h"
 
 namespace nereid {
@@ -48,8 +41,8 @@ VehicleMpc::VehicleMpc(const Simulation& sim, int body, const MpcOptions& option
     throw ConfigError("MPC: max_sqp_iterations must be in 1.." + std::to_string(MpcOptions::kMaxSqpIterations) +
                       ", got " + std::to_string(options.max_sqp_iterations));
   }
-  s.model = VehiclePredictionModel::FromSimulation(sim, body);
   s.thrusters = FindThrusters(sim.model(), body);
+  s.model = VehiclePredictionModel::FromSimulation(sim, body, s.thrusters);
   const casadi::Function f = options.prediction == MpcPrediction::kSeed ? mpc::SeedDynamicsFunction(s.model)
                                                                         : mpc::FullDynamicsFunction(s.model);
   s.nx = static_cast<int>(f.size1_in(0));

@@ -63,12 +63,12 @@ Ocp::Ocp(const OcpSpec& spec) : spec_(spec) {
   const double h = spec.dt;
   const double s3 = std::sqrt(3.0) / 6.0;
   const double a11 = 0.25, a12 = 0.25 - s3, a21 = 0.25 + s3, a22 = 0.25;
-  {
+  if (!spec.implicit) {
     const SX k1 = f(x, u);
     const SX k2 = f(x + 0.5 * h * k1, u);
     const SX k3 = f(x + 0.5 * h * k2, u);
     const SX k4 = f(x + h * k3, u);
-    if (!spec.implicit) step_ = Function("rk4_step", {x, u}, {x + (h / 6.0) * (k1 + 2 * k2 + 2 * k3 + k4)});
+    step_ = Function("rk4_step", {x, u}, {x + (h / 6.0) * (k1 + 2 * k2 + 2 * k3 + k4)});
   }
   const int nk = spec.implicit ? 2 * nx_ : 0;  // stage derivatives per interval
 

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <numeric>
 
 #include <nlohmann/json.hpp>
 
@@ -35,7 +34,6 @@ MpcPathFollower::MpcPathFollower(const Simulation& sim, int body, Path path, con
   on_steps(options.control_period, "control_period");
   if (pose_period_ > 0) {
     on_steps(pose_period_, "1 / pose_rate");
-    on_steps(options.control_period, "control_period");
     const double ratio = options.control_period / pose_period_;
     if (std::abs(ratio - std::round(ratio)) > 1e-6 * ratio) {
       throw ConfigError("control_period must be a whole number of pose samples (1 / pose_rate)");

@@ -147,6 +147,11 @@ casadi::Function FullDynamicsFunction(const VehiclePredictionModel& v) {
 }  // namespace mpc
 
 VehiclePredictionModel VehiclePredictionModel::FromSimulation(const Simulation& sim, int body) {
+  return FromSimulation(sim, body, FindThrusters(sim.model(), body));
+}
+
+VehiclePredictionModel VehiclePredictionModel::FromSimulation(const Simulation& sim, int body,
+                                                              const ThrusterSet& thrusters) {
   const mjModel* m = sim.model();
   VehiclePredictionModel v;
   v.rigid_body_mass = VehicleMassMatrix(sim, body);  // M_RB + M_A (the engine's blocks)
@@ -174,7 +179,6 @@ VehiclePredictionModel VehiclePredictionModel::FromSimulation(const Simulation& 
     v.buoyancy = c.fluid_density * g * c.volume;
     v.center_of_buoyancy = c.center_of_buoyancy;
   }
-  const ThrusterSet thrusters = FindThrusters(m, body);
   if (thrusters.actuators.empty()) {
     throw ConfigError(sim.source() + ": MPC: body '" + std::string(mj_id2name(m, mjOBJ_BODY, body)) +
                       "' has no nereid.thruster actuators");
