@@ -17,24 +17,8 @@ if(NOT CasADi_PYTHON)
   endif()
 endif()
 
-if(CasADi_PYTHON AND NOT CasADi_PACKAGE_DIR)
-  execute_process(
-    COMMAND "${CasADi_PYTHON}" -c
-      "import casadi, os; print(os.path.dirname(casadi.__file__)); print(casadi.__version__)"
-    OUTPUT_VARIABLE _casadi_out
-    ERROR_VARIABLE _casadi_err
-    RESULT_VARIABLE _casadi_rc
-    OUTPUT_STRIP_TRAILING_WHITESPACE)
-  if(_casadi_rc EQUAL 0)
-    string(REPLACE "\n" ";" _casadi_lines "${_casadi_out}")
-    list(GET _casadi_lines 0 _casadi_dir)
-    list(GET _casadi_lines 1 _casadi_ver)
-    set(CasADi_PACKAGE_DIR "${_casadi_dir}" CACHE PATH "CasADi Python package folder")
-    set(CasADi_PACKAGE_VERSION "${_casadi_ver}" CACHE STRING "CasADi Python package version")
-  else()
-    message(STATUS "FindCasADi: '${CasADi_PYTHON} -c import casadi' failed: ${_casadi_err}")
-  endif()
-endif()
+include("${CMAKE_CURRENT_LIST_DIR}/PythonPackage.cmake")
+nereid_python_package(CasADi casadi "${CasADi_PYTHON}")
 
 if(CasADi_PACKAGE_DIR)
   set(CasADi_VERSION "${CasADi_PACKAGE_VERSION}")

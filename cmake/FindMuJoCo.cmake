@@ -12,24 +12,8 @@ if(NOT MuJoCo_PYTHON)
   find_program(MuJoCo_PYTHON NAMES python3 python)
 endif()
 
-if(MuJoCo_PYTHON AND NOT MuJoCo_PACKAGE_DIR)
-  execute_process(
-    COMMAND "${MuJoCo_PYTHON}" -c
-      "import mujoco, os; print(os.path.dirname(mujoco.__file__)); print(mujoco.__version__)"
-    OUTPUT_VARIABLE _mujoco_out
-    ERROR_VARIABLE _mujoco_err
-    RESULT_VARIABLE _mujoco_rc
-    OUTPUT_STRIP_TRAILING_WHITESPACE)
-  if(_mujoco_rc EQUAL 0)
-    string(REPLACE "\n" ";" _mujoco_lines "${_mujoco_out}")
-    list(GET _mujoco_lines 0 _mujoco_dir)
-    list(GET _mujoco_lines 1 _mujoco_ver)
-    set(MuJoCo_PACKAGE_DIR "${_mujoco_dir}" CACHE PATH "MuJoCo Python package folder")
-    set(MuJoCo_PACKAGE_VERSION "${_mujoco_ver}" CACHE STRING "MuJoCo Python package version")
-  else()
-    message(STATUS "FindMuJoCo: '${MuJoCo_PYTHON} -c import mujoco' failed: ${_mujoco_err}")
-  endif()
-endif()
+include("${CMAKE_CURRENT_LIST_DIR}/PythonPackage.cmake")
+nereid_python_package(MuJoCo mujoco "${MuJoCo_PYTHON}")
 
 if(MuJoCo_PACKAGE_DIR)
   set(MuJoCo_VERSION "${MuJoCo_PACKAGE_VERSION}")
