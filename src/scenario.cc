@@ -117,7 +117,7 @@ void ReadMpcOptions(const Reader& r, const json& j, const std::string& path, Mpc
   if (j.contains("solver")) {
     const json& s = j["solver"];
     const std::string sp = path + "/solver";
-    r.Keys(s, sp, {"qp", "max_sqp_iterations"});
+    r.Keys(s, sp, {"qp", "max_sqp_iterations", "hessian", "max_line_search"});
     if (s.contains("qp")) {
       o->qp_solver = r.String(s["qp"], sp + "/qp");
       if (o->qp_solver != "qrqp" && o->qp_solver != "osqp" && o->qp_solver != "qpoases") {
@@ -127,6 +127,16 @@ void ReadMpcOptions(const Reader& r, const json& j, const std::string& path, Mpc
     if (s.contains("max_sqp_iterations")) {
       o->max_sqp_iterations = ReadInt(r, s["max_sqp_iterations"], sp + "/max_sqp_iterations", 1,
                                       MpcOptions::kMaxSqpIterations);
+    }
+    if (s.contains("hessian")) {
+      const std::string hessian = r.String(s["hessian"], sp + "/hessian");
+      if (hessian != "gauss_newton" && hessian != "exact") {
+        r.Fail(sp + "/hessian", "expected \"gauss_newton\" or \"exact\"", &s["hessian"]);
+      }
+      o->gauss_newton = hessian == "gauss_newton";
+    }
+    if (s.contains("max_line_search")) {
+      o->max_line_search = ReadInt(r, s["max_line_search"], sp + "/max_line_search", 1, MpcOptions::kMaxLineSearch);
     }
   }
 }

@@ -92,8 +92,14 @@ struct MpcOptions {
   bool implicit_rk4 = true;
   std::string qp_solver = "qrqp"; // CasADi conic plugin: qrqp | osqp | qpoases
   int max_sqp_iterations = 4;     // QP solves per plan (the seed's ForcesPro setting)
+  // the SQP's Hessian: true: Gauss-Newton (the cost's Hessian; seed 002 section 6.3 tunes
+  // the regularisation of its solver's Hessian approximation); false: the exact Hessian of
+  // the Lagrangian, regularised where it is indefinite
+  bool gauss_newton = true;
+  int max_line_search = 10;       // backtracking steps per SQP iteration
   static constexpr int kMaxHorizon = 200;
   static constexpr int kMaxSqpIterations = 1000;
+  static constexpr int kMaxLineSearch = 100;
 };
 
 // The outcome of one plan.

@@ -41,6 +41,10 @@ VehicleMpc::VehicleMpc(const Simulation& sim, int body, const MpcOptions& option
     throw ConfigError("MPC: max_sqp_iterations must be in 1.." + std::to_string(MpcOptions::kMaxSqpIterations) +
                       ", got " + std::to_string(options.max_sqp_iterations));
   }
+  if (options.max_line_search < 1 || options.max_line_search > MpcOptions::kMaxLineSearch) {
+    throw ConfigError("MPC: max_line_search must be in 1.." + std::to_string(MpcOptions::kMaxLineSearch) +
+                      ", got " + std::to_string(options.max_line_search));
+  }
   s.thrusters = FindThrusters(sim.model(), body);
   s.model = VehiclePredictionModel::FromSimulation(sim, body, s.thrusters);
   const casadi::Function f = options.prediction == MpcPrediction::kSeed ? mpc::SeedDynamicsFunction(s.model)
@@ -71,6 +75,8 @@ VehicleMpc::VehicleMpc(const Simulation& sim, int body, const MpcOptions& option
   spec.qp_solver = options.qp_solver;
   spec.max_sqp_iterations = options.max_sqp_iterations;
   spec.implicit = options.implicit_rk4;
+  spec.gauss_newton = options.gauss_newton;
+  spec.max_line_search = options.max_line_search;
   s.ocp = std::make_unique<mpc::Ocp>(spec);
 }
 

@@ -68,7 +68,7 @@ Ocp::Ocp(const OcpSpec& spec) : spec_(spec) {
     const SX k2 = f(x + 0.5 * h * k1, u);
     const SX k3 = f(x + 0.5 * h * k2, u);
     const SX k4 = f(x + h * k3, u);
-    step_ = Function("rk4_step", {x, u}, {x + (h / 6.0) * (k1 + 2 * k2 + 2 * k3 + k4)});
+    step_ = Function("rk4_step", {x, u}, {x + (h / 6.0) * (k1 + 2 * k2 + 2 * k3 + k4), SX::zeros(0, 1)});
   }
   const int nk = spec.implicit ? 2 * nx_ : 0;  // stage derivatives per interval
 
@@ -104,6 +104,19 @@ Ocp::Ocp(const OcpSpec& spec) : spec_(spec) {
                   {"print_status", false},
                   {"print_time", false},
                   {"error_on_fail", false}};
+  // the SQP's Hessian: Gauss-Newton (the cost's own Hessian, constant and positive
+  // semidefinite; the constraints' curvature left out, as real-time MPC solvers such as
+  // the seed's ForcesPro approximate it), or the exact Hessian of the Lagrangian, made
+  // positive definite where it is not (qrqp needs a convex QP). Steps are accepted after
+  // a backtracking line search on the merit function of up to max_line_search tries.
+  if (spec.gauss_newton) {
+    const SX lam_f = SX::sym("lam_f"), lam_g = SX::sym("lam_g", SX::vertcat(g).size1());
+    options["hess_lag"] = Function("nlp_hess_l", {w, SX::vec(P), lam_f, lam_g}, {lam_f * SX::hessian(J, w)},
+                                   {"x", "p", "lam_f", "lam_g"}, {"hess_gamma_x_x"});
+  } else {
+    options["convexify_strategy"] = "regularize";
+  }
+  options["max_iter_ls"] = spec.max_line_search;
   solver_ = casadi::nlpsol("nereid_mpc", "sqpmethod", nlp, options);
   if (spec.implicit) {  // the one-step map, for Discrete(): Newton on the stage equations
     const SX k12 = SX::sym("k", nk);
@@ -114,7 +127,7 @@ Ocp::Ocp(const OcpSpec& spec) : spec_(spec) {
                                               Dict{{"abstol", 1e-14}, {"max_iter", 50}, {"error_on_fail", false}});
     const SX stages = solve(std::vector<SX>{SX::zeros(nk), x, u}).at(0);
     step_ = Function("irk4_step", {x, u},
-                     {x + 0.5 * h * (stages(casadi::Slice(0, nx_)) + stages(casadi::Slice(nx_, 2 * nx_)))});
+                     {x + 0.5 * h * (stages(casadi::Slice(0, nx_)) + stages(casadi::Slice(nx_, 2 * nx_))), stages});
   }
   nk_ = nk;
 
@@ -146,23 +159,39 @@ OcpSolution Ocp::Solve(const Eigen::VectorXd& x0, const Eigen::MatrixXd& refs) {
   const int N = spec_.horizon;
   const size_t nw = static_cast<size_t>(nx_ * (N + 1) + (nu_ + nk_) * N);
   const size_t nxs = static_cast<size_t>(nx_), nus = static_cast<size_t>(nu_), nks = static_cast<size_t>(nk_);
-  // warm start: the last solution shifted by one stage (its last stage repeated)
-  std::vector<double> w0(nw, 0.0);  // primal warm start (warm duals made the SQP stall)
+  // primal start (warm duals made the SQP stall): the last solution shifted by one stage,
+  // its last stage propagated with its last input; with none, a rollout of the model from
+  // x0 at zero thrust. Either satisfies the dynamics constraints, so the SQP's first
+  // linearisation is taken about a consistent trajectory.
+  std::vector<double> w0(nw, 0.0);
+  const size_t xs = nxs * (N + 1), ks = xs + nus * N;
+  auto set_stage = [&](int k, const Eigen::VectorXd& x, const Eigen::VectorXd& u) {
+    for (size_t i = 0; i < nxs; ++i) w0[static_cast<size_t>(k) * nxs + i] = x[static_cast<Eigen::Index>(i)];
+    if (k == N) return;
+    for (size_t i = 0; i < nus; ++i) w0[xs + static_cast<size_t>(k) * nus + i] = u[static_cast<Eigen::Index>(i)];
+  };
+  auto propagate = [&](int k) {  // x_{k+1} and the stages of interval k from x_k, u_k
+    const Eigen::VectorXd x = Eigen::Map<const Eigen::VectorXd>(&w0[static_cast<size_t>(k) * nxs], nx_);
+    const Eigen::VectorXd u = Eigen::Map<const Eigen::VectorXd>(&w0[xs + static_cast<size_t>(k) * nus], nu_);
+    const std::vector<DM> out = step_(std::vector<DM>{ToDM(x), ToDM(u)});
+    const std::vector<double> next = out.at(0).nonzeros(), stages = out.at(1).nonzeros();
+    for (size_t i = 0; i < nxs; ++i) w0[static_cast<size_t>(k + 1) * nxs + i] = next[i];
+    for (size_t i = 0; i < nks; ++i) w0[ks + static_cast<size_t>(k) * nks + i] = stages[i];
+  };
   if (have_solution_) {
-    const size_t xs = nxs * (N + 1);
-    for (int k = 0; k <= N; ++k) {
-      const size_t from = static_cast<size_t>(std::min(k + 1, N));
-      for (size_t i = 0; i < nxs; ++i) w0[k * nxs + i] = w_[from * nxs + i];
-    }
-    const size_t ks = xs + nus * N;
     for (int k = 0; k < N; ++k) {
+      for (size_t i = 0; i < nxs; ++i) w0[static_cast<size_t>(k) * nxs + i] = w_[static_cast<size_t>(k + 1) * nxs + i];
       const size_t from = static_cast<size_t>(std::min(k + 1, N - 1));
-      for (size_t i = 0; i < nus; ++i) w0[xs + k * nus + i] = w_[xs + from * nus + i];
-      for (size_t i = 0; i < nks; ++i) w0[ks + k * nks + i] = w_[ks + from * nks + i];
+      for (size_t i = 0; i < nus; ++i) w0[xs + static_cast<size_t>(k) * nus + i] = w_[xs + from * nus + i];
+      for (size_t i = 0; i < nks; ++i) w0[ks + static_cast<size_t>(k) * nks + i] = w_[ks + from * nks + i];
     }
+    propagate(N - 1);
   } else {
-    for (int k = 0; k <= N; ++k) {
-      for (size_t i = 0; i < nxs; ++i) w0[k * nxs + i] = x0[static_cast<Eigen::Index>(i)];
+    set_stage(0, x0, Eigen::VectorXd::Zero(nu_).cwiseMax(spec_.u_lo).cwiseMin(spec_.u_hi));
+    for (int k = 0; k < N; ++k) {
+      if (k > 0) set_stage(k, Eigen::Map<const Eigen::VectorXd>(&w0[static_cast<size_t>(k) * nxs], nx_),
+                           Eigen::VectorXd::Zero(nu_).cwiseMax(spec_.u_lo).cwiseMin(spec_.u_hi));
+      propagate(k);
     }
   }
   // the start lies inside the variable bounds (x_0 is free here and pinned by g): the

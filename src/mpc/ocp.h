@@ -8,7 +8,8 @@
 // with Q = diag(q), R = diag(r), Q_N = 2 Q. Multiple shooting: the states and inputs are
 // all decision variables. The seed's terminal input term u_N' R_N u_N is left out: u_N
 // acts on nothing, so its optimum is u_N = 0 and the term adds 0. Solved by CasADi's
-// sqpmethod with a bounded number of SQP iterations, each one QP.
+// sqpmethod with a bounded number of SQP iterations, each one QP, with a Gauss-Newton
+// (default) or regularised exact Hessian and a backtracking line search.
 #ifndef NEREID_MPC_OCP_H_
 #define NEREID_MPC_OCP_H_
 
@@ -29,6 +30,8 @@ struct OcpSpec {
   Eigen::VectorXd u_lo, u_hi;
   std::string qp_solver = "qrqp";
   int max_sqp_iterations = 4;
+  bool gauss_newton = true;   // the SQP's Hessian: Gauss-Newton (true) or exact, regularised
+  int max_line_search = 10;   // backtracking steps per SQP iteration
   // true: 2-stage Gauss-Legendre (implicit RK4, A-stable; its stage derivatives become
   // decision variables); false: explicit RK4
   bool implicit = true;

@@ -97,6 +97,8 @@ std::string MpcPathFollower::SummaryJson() const {
       {"integrator", o.implicit_rk4 ? "irk4" : "rk4"},
       {"qp_solver", o.qp_solver},
       {"max_sqp_iterations", o.max_sqp_iterations},
+      {"hessian", o.gauss_newton ? "gauss_newton" : "exact"},
+      {"max_line_search", o.max_line_search},
       {"plans", log_.size()},
       {"failed_solves", failures},
       {"solve_time_median_s", quantile(0.5)},

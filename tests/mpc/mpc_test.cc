@@ -84,22 +84,33 @@ TEST_CASE("The seed's prediction model (CasADi) equals eq. 4.1 evaluated directl
   CHECK(worst <= 1e-12);
 }
 
-TEST_CASE("The prediction models against Nereid's plant (Raybot)") {
-  auto sim = Simulation::LoadFile(test::ModelPath("raybot/raybot.xml"));
+// The seed's model at rest and the full model in any state against the engine's
+// acceleration of the vehicle `body_name` in `file`.
+void CheckPredictionAgainstPlant(const char* file, const char* body_name) {
+  auto sim = Simulation::LoadFile(test::ModelPath(file));
   const mjModel* m = sim->model();
-  const int body = mj_name2id(m, mjOBJ_BODY, "raybot");
+  const int body = mj_name2id(m, mjOBJ_BODY, body_name);
+  REQUIRE(body >= 0);
   sim->Reset(0);
   const ThrusterSet thrusters = FindThrusters(m, body);
+  const int nu = static_cast<int>(thrusters.actuators.size());
   std::mt19937 rng(11);
   std::uniform_real_distribution<double> U(-1, 1);
+  auto random_thrust = [&](const VehiclePredictionModel& model) {  // within the reachable range (eq. 4.4)
+    Eigen::VectorXd u(nu);
+    for (int i = 0; i < nu; ++i) {
+      u[i] = 0.5 * (model.thrust_min[i] + model.thrust_max[i]) + 0.499 * (model.thrust_max[i] - model.thrust_min[i]) * U(rng);
+    }
+    return u;
+  };
   SUBCASE("at rest, where the seed's simplifications are exact (no Coriolis, any attitude)") {
     const VehiclePredictionModel model = VehiclePredictionModel::FromSimulation(*sim, body);
     double worst = 0;
     for (int trial = 0; trial < 20; ++trial) {
-      Eigen::VectorXd x = Eigen::VectorXd::Zero(12), u(8);
+      Eigen::VectorXd x = Eigen::VectorXd::Zero(12);
       x.head<3>() << U(rng), U(rng), -3 + U(rng);
       x.segment<3>(3) << 0.5 * U(rng), 0.5 * U(rng), 3 * U(rng);
-      for (int i = 0; i < 8; ++i) u[i] = 4 + 31.9 * U(rng);  // within -28..36 N (eq. 4.4)
+      const Eigen::VectorXd u = random_thrust(model);
       SetState(*sim, body, x, u, thrusters);
       const Vec6 plant = PlantNuDot(m, sim->data(), body);
       const Eigen::VectorXd seed = SeedDynamics(model, x, u);
@@ -115,11 +126,11 @@ TEST_CASE("The prediction models against Nereid's plant (Raybot)") {
     const casadi::Function f = mpc::FullDynamicsFunction(model);
     double worst = 0, worst_kinematics = 0, seed_gap = 0;
     for (int trial = 0; trial < 20; ++trial) {
-      Eigen::VectorXd x(12), u(8);
+      Eigen::VectorXd x(12);
       x.head<3>() << U(rng), U(rng), -3 + U(rng);
       x.segment<3>(3) << 0.6 * U(rng), 0.6 * U(rng), 3 * U(rng);
       for (int i = 6; i < 12; ++i) x[i] = 0.5 * U(rng);
-      for (int i = 0; i < 8; ++i) u[i] = 4 + 31.9 * U(rng);  // within -28..36 N (eq. 4.4)
+      const Eigen::VectorXd u = random_thrust(model);
       SetState(*sim, body, x, u, thrusters);
       const Vec6 plant = PlantNuDot(m, sim->data(), body);
       const Eigen::VectorXd full = Evaluate(f, x, u);
@@ -144,6 +155,15 @@ TEST_CASE("The prediction models against Nereid's plant (Raybot)") {
     CHECK(worst_kinematics <= 1e-5);  // first-order finite difference over 1e-6 s
     CHECK(seed_gap > 1e-3);           // the simplifications are not exact when moving
   }
+}
+
+
+TEST_CASE("The prediction models against Nereid's plant: Raybot") { CheckPredictionAgainstPlant("raybot/raybot.xml", "raybot"); }
+TEST_CASE("The prediction models against Nereid's plant: BlueROV (6 T200, PWM)") {
+  CheckPredictionAgainstPlant("bluerov/bluerov.xml", "rov");
+}
+TEST_CASE("The prediction models against Nereid's plant: BlueROV2 Heavy (8 T200, PWM)") {
+  CheckPredictionAgainstPlant("bluerov2_heavy/bluerov2_heavy.xml", "heavy");
 }
 
 TEST_CASE("With no active constraint the MPC equals the finite-horizon LQR (double integrator)") {
