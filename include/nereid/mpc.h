@@ -106,6 +106,8 @@ struct MpcOptions {
 struct MpcPlan {
   Eigen::VectorXd thrust;          // the input applied until the next plan, N
   bool fallback = false;           // the solve failed: `thrust` is the fallback
+  bool retried = false;            // the warm-started solve failed and was redone from
+                                   // the model's rollout (iterations and time: both)
   std::string status;              // CasADi's return status
   int iterations = 0;              // SQP iterations
   double solve_time_s = 0;         // wall time of the solve

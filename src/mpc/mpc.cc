@@ -122,6 +122,7 @@ MpcPlan VehicleMpc::Plan(const Eigen::VectorXd& x, const std::vector<Vec6>& refe
   MpcPlan plan;
   plan.status = solution.status;
   plan.iterations = solution.iterations;
+  plan.retried = solution.retried;
   plan.solve_time_s = solution.solve_time_s;
   plan.cost = solution.cost;
   plan.states = solution.X;

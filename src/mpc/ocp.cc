@@ -117,6 +117,7 @@ Ocp::Ocp(const OcpSpec& spec) : spec_(spec) {
     options["convexify_strategy"] = "regularize";
   }
   options["max_iter_ls"] = spec.max_line_search;
+  if (std::getenv("NEREID_DBG_PRINT")) { options["print_iteration"] = true; options["print_status"] = true; options["qpsol_options"] = Dict{{"print_iter", true}, {"error_on_fail", false}}; }
   solver_ = casadi::nlpsol("nereid_mpc", "sqpmethod", nlp, options);
   if (spec.implicit) {  // the one-step map, for Discrete(): Newton on the stage equations
     const SX k12 = SX::sym("k", nk);
@@ -156,6 +157,19 @@ Eigen::VectorXd Ocp::Discrete(const Eigen::VectorXd& x, const Eigen::VectorXd& u
 }
 
 OcpSolution Ocp::Solve(const Eigen::VectorXd& x0, const Eigen::MatrixXd& refs) {
+  if (!have_solution_) return SolveFrom(x0, refs, false);
+  OcpSolution s = SolveFrom(x0, refs, true);
+  if (s.ok) return s;
+  // a failed warm-started solve is tried once more from the model's rollout
+  OcpSolution retry = SolveFrom(x0, refs, false);
+  retry.solve_time_s += s.solve_time_s;
+  retry.iterations += s.iterations;
+  retry.retried = true;
+  if (!retry.ok) retry.status = s.status + "; from a rollout: " + retry.status;
+  return retry;
+}
+
+OcpSolution Ocp::SolveFrom(const Eigen::VectorXd& x0, const Eigen::MatrixXd& refs, bool warm) {
   const int N = spec_.horizon;
   const size_t nw = static_cast<size_t>(nx_ * (N + 1) + (nu_ + nk_) * N);
   const size_t nxs = static_cast<size_t>(nx_), nus = static_cast<size_t>(nu_), nks = static_cast<size_t>(nk_);
@@ -178,7 +192,7 @@ OcpSolution Ocp::Solve(const Eigen::VectorXd& x0, const Eigen::MatrixXd& refs) {
     for (size_t i = 0; i < nxs; ++i) w0[static_cast<size_t>(k + 1) * nxs + i] = next[i];
     for (size_t i = 0; i < nks; ++i) w0[ks + static_cast<size_t>(k) * nks + i] = stages[i];
   };
-  if (have_solution_) {
+  if (warm) {
     for (int k = 0; k < N; ++k) {
       for (size_t i = 0; i < nxs; ++i) w0[static_cast<size_t>(k) * nxs + i] = w_[static_cast<size_t>(k + 1) * nxs + i];
       const size_t from = static_cast<size_t>(std::min(k + 1, N - 1));
@@ -226,7 +240,8 @@ OcpSolution Ocp::Solve(const Eigen::VectorXd& x0, const Eigen::MatrixXd& refs) {
     const double tol = 1e-6 * std::max(1.0, std::abs(w[i]));
     if (w[i] < lbx_[i] - tol || w[i] > ubx_[i] + tol) {
       s.ok = false;
-      s.status = "Bounds_Violated (" + s.status + ")";
+      const double by = w[i] < lbx_[i] ? lbx_[i] - w[i] : w[i] - ubx_[i];
+      s.status = "Bounds_Violated by " + std::to_string(by) + " (" + s.status + ")";
     }
   }
   s.X.resize(nx_, N + 1);

@@ -40,7 +40,8 @@ struct OcpSpec {
 struct OcpSolution {
   bool ok = false;        // finite, and the SQP did not stop on a failure
   std::string status;     // CasADi's return_status
-  int iterations = 0;
+  int iterations = 0;       // over both attempts where retried
+  bool retried = false;     // the warm-started solve failed and was redone from a rollout
   double solve_time_s = 0;
   double cost = 0;
   Eigen::MatrixXd X;      // nx x (N + 1)
@@ -51,7 +52,8 @@ class Ocp {
  public:
   explicit Ocp(const OcpSpec& spec);
   // Solves from x0 towards refs (nx x (N + 1), column k for x_k). Warm-started from the
-  // previous solution shifted by one stage (the first solve starts from x0 and u = 0).
+  // previous solution shifted by one stage; the first solve, and a second try after a
+  // failed warm-started one, start from the model's rollout from x0 at zero thrust.
   OcpSolution Solve(const Eigen::VectorXd& x0, const Eigen::MatrixXd& refs);
   // One step of the integrator over dt: x_next = F(x, u).
   Eigen::VectorXd Discrete(const Eigen::VectorXd& x, const Eigen::VectorXd& u) const;
@@ -60,6 +62,7 @@ class Ocp {
   int horizon() const { return spec_.horizon; }
 
  private:
+  OcpSolution SolveFrom(const Eigen::VectorXd& x0, const Eigen::MatrixXd& refs, bool warm);
   OcpSpec spec_;
   int nx_ = 0, nu_ = 0;
   casadi::Function step_, solver_;

@@ -19,9 +19,6 @@ MpcPathFollower::MpcPathFollower(const Simulation& sim, int body, Path path, con
     : PathController(PathTracker(std::move(path), rule, pose_rate > 0 ? 1.0 / pose_rate : 0.0)),
       mpc_(std::make_unique<VehicleMpc>(sim, body, options)),
       pose_period_(pose_rate > 0 ? 1.0 / pose_rate : 0.0) {
-  if (rule.kind != ReferenceRule::Kind::kClosestAhead) {
-    throw ConfigError("the MPC takes its references from the closest path point (reference rule closest_ahead)");
-  }
   const double dt = sim.model()->opt.timestep;
   // the plans and pose samples fall on time steps
   auto on_steps = [&](double period, const char* what) {
@@ -72,11 +69,12 @@ void MpcPathFollower::Update(const mjModel* m, mjData* d, int body, double) {
 
 std::string MpcPathFollower::SummaryJson() const {
   std::vector<double> times;
-  int failures = 0;
+  int failures = 0, retries = 0;
   double max_planned = 0;
   for (const LogRow& row : log_) {
     times.push_back(row.plan.solve_time_s);
     failures += row.plan.fallback;
+    retries += row.plan.retried;
     max_planned = std::max(max_planned, row.plan.max_velocity_planned);
   }
   std::sort(times.begin(), times.end());
@@ -101,6 +99,7 @@ std::string MpcPathFollower::SummaryJson() const {
       {"max_line_search", o.max_line_search},
       {"plans", log_.size()},
       {"failed_solves", failures},
+      {"retried_solves", retries},
       {"solve_time_median_s", quantile(0.5)},
       {"solve_time_p99_s", quantile(0.99)},
       {"solve_time_max_s", times.empty() ? 0.0 : times.back()},
@@ -115,12 +114,12 @@ void MpcPathFollower::WriteLogs(const std::string& dir) const {
   std::ofstream out(file);
   if (!out) throw ConfigError(file + ": cannot write");
   out.precision(17);
-  out << "time,solve_time_s,iterations,fallback,status,cost,max_planned_velocity";
+  out << "time,solve_time_s,iterations,fallback,retried,status,cost,max_planned_velocity";
   for (const std::string& name : mpc_->thrusters().names) out << ",thrust." << name;
   out << "\n";
   for (const LogRow& row : log_) {
     out << row.time << "," << row.plan.solve_time_s << "," << row.plan.iterations << "," << row.plan.fallback
-        << "," << row.plan.status << "," << row.plan.cost << "," << row.plan.max_velocity_planned;
+        << "," << row.plan.retried << "," << row.plan.status << "," << row.plan.cost << "," << row.plan.max_velocity_planned;
     for (Eigen::Index i = 0; i < row.plan.thrust.size(); ++i) out << "," << row.plan.thrust[i];
     out << "\n";
   }

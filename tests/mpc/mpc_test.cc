@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -285,6 +286,47 @@ TEST_CASE("Every plan and every step of a run respects the thrust and velocity b
   CHECK(at_a_bound >= static_cast<int>(follower.log().size()) / 2);  // the thrust bounds were active
   CHECK(max_velocity <= 0.5 + 0.02);          // the vehicle, at every step, within 4 % (the
                                               // plan holds only at the 0.5 s nodes)
+}
+
+// The shipped station-keeping scenarios (scenarios/mpc/): the BlueROV (6 T200) and the
+// BlueROV2 Heavy (8 T200), both on PWM through their thruster maps, move 1.2 m and turn
+// 0.5 rad under the MPC with the full prediction model, and hold the station.
+void CheckStation(const char* scenario, const char* body_name) {
+  EnableMpc();
+  const std::string dir = (std::filesystem::temp_directory_path() / ("nereid_mpc_" + std::string(body_name))).string();
+  std::filesystem::create_directories(dir);
+  RunOptions options;
+  options.input = std::string(NEREID_SOURCE_DIR) + "/scenarios/mpc/" + scenario;
+  options.out_dir = dir;
+  options.duration = 8;
+  const RunResult r = Run(options, nullptr);
+  // the last row of trajectory.csv: time, then the body's px py pz qw qx qy qz, ...
+  std::ifstream csv(dir + "/trajectory.csv");
+  std::string header, line, last;
+  std::getline(csv, header);
+  REQUIRE(header.rfind(std::string("time,") + body_name + ".px", 0) == 0);
+  while (std::getline(csv, line)) last = line;
+  std::vector<double> row;
+  std::stringstream cells(last);
+  for (std::string cell; std::getline(cells, cell, ',');) row.push_back(std::stod(cell));
+  REQUIRE(row.size() >= 8);
+  const Vec3 error = Vec3(row[1], row[2], row[3]) - Vec3(1, 0.5, -2.5);
+  const Eigen::Quaterniond attitude(row[4], row[5], row[6], row[7]);
+  const Eigen::Quaterniond target(Eigen::AngleAxisd(0.5, Vec3::UnitZ()));
+  const double angle = Eigen::AngleAxisd(attitude * target.conjugate()).angle();
+  std::ifstream in(dir + "/summary.json");
+  const std::string summary((std::istreambuf_iterator<char>(in)), {});
+  MESSAGE(scenario << ": after 8 s, " << error.norm() << " m and " << angle << " rad from the station");
+  CHECK_FALSE(r.diverged);
+  CHECK(summary.find("\"completed\": true") != std::string::npos);  // within 2 cm once
+  CHECK(error.norm() < 0.01);
+  CHECK(angle < 0.02);
+  CHECK(summary.find("\"failed_solves\": 0") != std::string::npos);
+}
+
+TEST_CASE("MPC station keeping on the BlueROV (6 T200, PWM)") { CheckStation("bluerov_station.json", "rov"); }
+TEST_CASE("MPC station keeping on the BlueROV2 Heavy (8 T200, PWM)") {
+  CheckStation("bluerov2_heavy_station.json", "heavy");
 }
 
 TEST_CASE("A failed solve gives a named warning and the fallback input, never an abort") {
