@@ -3,9 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <utility>
 
+#include "nereid/error.h"
 #include "nereid/kinematics.h"
 
 namespace nereid {
@@ -120,8 +123,27 @@ PathFollower::PathFollower(Path path, CascadedPid controller, ReferenceRule rule
     : PathController(PathTracker(std::move(path), rule, sample_period)), controller_(std::move(controller)) {}
 
 void PathFollower::Update(const mjModel* m, mjData* d, int body, double dt) {
-  tracker_.Update(d, body);
+  const bool sampled = tracker_.Update(d, body);
   controller_.Update(m, d, tracker_.path().points[tracker_.target()], tracker_.path().orientation, dt);
+  if (sampled) {
+    log_times_.push_back(d->time);
+    log_thrust_.push_back(controller_.thrust());
+  }
+}
+
+void PathFollower::WriteLogs(const std::string& dir) const {
+  const std::string file = (std::filesystem::path(dir) / "pid.csv").string();
+  std::ofstream out(file);
+  if (!out) throw ConfigError(file + ": cannot write");
+  out.precision(17);
+  out << "time";
+  for (const std::string& name : controller_.thrusters().names) out << ",thrust." << name;
+  out << "\n";
+  for (size_t k = 0; k < log_times_.size(); ++k) {
+    out << log_times_[k];
+    for (Eigen::Index i = 0; i < log_thrust_[k].size(); ++i) out << "," << log_thrust_[k][i];
+    out << "\n";
+  }
 }
 
 }  // namespace nereid

@@ -35,6 +35,9 @@
 namespace nereid {
 
 class Simulation;
+namespace rl {
+class Env;
+}
 
 // The vehicle parameters an MPC predicts with, read from a Nereid model. MuJoCo body
 // frame about the body origin, [linear; angular].
@@ -172,6 +175,40 @@ class MpcPathFollower final : public PathController {
   Eigen::VectorXd sampled_state_, held_thrust_;
   std::vector<LogRow> log_;
   std::vector<std::string> warnings_;
+};
+
+// The MPC as a policy for a station-keeping RL task (rl::Task::station(), e.g.
+// BlueROV2StationKeeping-v0): every control period it plans from the environment's state
+// towards the station and holds the plan's first input; actions are each thruster's thrust
+// over its reachable forward (> 0) or reverse (< 0) thrust, as the tasks map them. The
+// prediction model is read from the environment's simulation when the policy is made:
+// build it before the first reset to predict with the nominal model, not an episode's
+// randomised one (the current is then unknown to it, as to the other policies).
+class MpcStationPolicy {
+ public:
+  // Throws ConfigError if the task holds no station or its period is not a whole number
+  // of environment steps.
+  MpcStationPolicy(rl::Env& env, const MpcOptions& options);
+  ~MpcStationPolicy();
+  // Call after each reset of the environment: the next Act plans afresh.
+  void Reset();
+  // The action for the environment's present state (action_size floats).
+  void Act(float* action);
+
+  int plans() const { return plans_; }
+  int failed_solves() const { return failed_; }
+  const std::vector<double>& solve_times() const { return solve_times_; }
+
+ private:
+  rl::Env& env_;
+  std::unique_ptr<VehicleMpc> mpc_;
+  int body_ = -1;
+  std::vector<Vec6> references_;
+  Eigen::VectorXd held_;
+  double next_plan_ = 0;
+  bool started_ = false;
+  int plans_ = 0, failed_ = 0;
+  std::vector<double> solve_times_;
 };
 
 // Lets Scenario::MakeController build "type": "mpc" controllers (idempotent).

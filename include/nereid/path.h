@@ -121,9 +121,13 @@ class PathFollower final : public PathController {
   PathFollower(Path path, CascadedPid controller, ReferenceRule rule, double sample_period);
 
   void Update(const mjModel* m, mjData* d, int body, double dt) override;
+  // dir/pid.csv: time and each thruster's thrust (N) at every pose sample
+  void WriteLogs(const std::string& dir) const override;
 
  private:
   CascadedPid controller_;
+  std::vector<double> log_times_;
+  std::vector<Eigen::VectorXd> log_thrust_;
 };
 
 }  // namespace nereid

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -38,6 +39,15 @@ class Task {
   virtual bool Terminated(const Simulation& sim) const = 0;
   // A scripted baseline policy's action for the current state (e.g. the cascaded PID).
   virtual void ScriptedAction(Simulation& sim, float* action) = 0;
+
+  // The pose a station-keeping task holds its vehicle at (for model-based baselines such
+  // as the MPC of nereid/mpc.h); none for other tasks.
+  struct Station {
+    std::string body;
+    Vec3 position = Vec3::Zero();                                  // world, m
+    Eigen::Quaterniond attitude = Eigen::Quaterniond::Identity();  // world from body
+  };
+  virtual std::optional<Station> station() const { return std::nullopt; }
 };
 
 struct TaskSpec {
@@ -74,6 +84,7 @@ class Env {
   StepOutcome Step(const float* action, float* observation);
   void ScriptedAction(float* action) { task_->ScriptedAction(*sim_, action); }
   Simulation& simulation() { return *sim_; }
+  const Task& task() const { return *task_; }
   const TaskSpec& spec() const { return spec_; }
 
  private:
@@ -97,6 +108,7 @@ class BatchEnv {
   int observation_size() const { return obs_size_; }
   int action_size() const { return act_size_; }
   const TaskSpec& spec() const { return envs_.front()->spec(); }
+  Env& env(int i) { return *envs_.at(static_cast<size_t>(i)); }
 
   // Resets every environment; environment i draws from seed (seed, i).
   void Reset(uint64_t seed);

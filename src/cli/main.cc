@@ -1,5 +1,5 @@
 // Copyright Nereid authors.
-// The `nereid` command line: run, bench, info, crosscheck, validate, version. Exit status: 0 success, 1 bad input
+// The `nereid` command line: run, bench, info, crosscheck, validate, baselines, version. Exit status: 0 success, 1 bad input
 // (the message names the file, element/path, key and value), 2 usage, 3 diverged state.
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +12,7 @@
 #include <mujoco/mujoco.h>
 
 #include "bench.h"
+#include "cli/baselines.h"
 #include "cli/crosscheck.h"
 #include "cli/arguments.h"
 #include "cli/info.h"
@@ -41,6 +42,10 @@ constexpr char kUsage[] =
     "      Re-runs every seed case and writes DIR/validation.md with its plots (DIR defaults\n"
     "      to the source tree's docs; runs in --work, default results/validation). Needs\n"
     "      python3 with numpy and matplotlib (PYTHON overrides the interpreter).\n"
+    "  nereid baselines TASK [--episodes N] [--seed S] [--out FILE.json] [--no-mpc]\n"
+    "                   [--mpc-period S] [--mpc-horizon N] [--mpc-prediction seed|full]\n"
+    "      Scores zero thrust, random actions, the scripted PID and (station keeping) the MPC\n"
+    "      on the same episodes of an RL task (episode k: seed S + k, default 10000).\n"
     "  nereid version\n";
 
 using nereid::cli::ParseDouble;
@@ -219,6 +224,7 @@ int main(int argc, char** argv) {
     if (command == "bench") return Bench(args, argv[0]);
     if (command == "crosscheck") return nereid::cli::Crosscheck(args);
     if (command == "validate") return Validate(args);
+    if (command == "baselines") return nereid::cli::Baselines(args, DefaultModelDir(argv[0]));
     if (command == "info") {
       if (args.size() != 1) throw Usage{"info needs exactly one MODEL.xml"};
       return nereid::InfoCommand(args[0]);

@@ -95,7 +95,7 @@ float SquaredNorm(const float* x, int n) {
 // ---------- BlueROV2StationKeeping ----------
 class StationKeeping final : public Task {
  public:
-  explicit StationKeeping(const Simulation& sim) : vehicle_(sim, "heavy") {}
+  explicit StationKeeping(const Simulation& sim) : vehicle_(sim, kBody) {}
   int observation_size() const override { return 12; }
   int action_size() const override { return vehicle_.action_size(); }
 
@@ -121,8 +121,10 @@ class StationKeeping final : public Task {
   void ScriptedAction(Simulation& sim, float* action) override {
     vehicle_.Scripted(sim, kTarget, 4 * sim.model()->opt.timestep, action);
   }
+  std::optional<Station> station() const override { return Station{kBody, kTarget, Eigen::Quaterniond::Identity()}; }
 
  private:
+  static constexpr const char* kBody = "heavy";
   const Vec3 kTarget{0, 0, -2};
   ThrusterVehicle vehicle_;
 };

@@ -103,6 +103,21 @@ check("bench figures are positive", all(c["ns_per_step"] > 0 for c in report["ca
 check("bench prints the ratios", "ratio nereid_no_thrusters / bare_mj_step" in p.stdout and
       "ratio nereid_full / nereid_no_thrusters" in p.stdout, p.stdout)
 
+# baselines: one episode of station keeping; the scripted PID beats zero thrust and random
+# actions, and bad arguments are usage errors (exit 2) or name the unknown task (exit 1)
+base = os.path.join(work, "baselines.json")
+p = run("baselines", "BlueROV2StationKeeping-v0", "--episodes", "1", "--no-mpc", "--out", base)
+check("baselines exits 0", p.returncode == 0, p.stderr)
+pol = json.load(open(base))["policies"]
+check("baselines: scripted PID beats zero thrust and random actions",
+      pol["scripted_pid"]["mean_return"] > max(pol["zero"]["mean_return"], pol["random"]["mean_return"]), pol)
+p = run("baselines", "NoSuchTask-v0")
+check("baselines: unknown task names it and lists the tasks",
+      p.returncode == 1 and "NoSuchTask-v0" in p.stderr and "BlueROV2StationKeeping-v0" in p.stderr, p.stderr)
+p = run("baselines", "BlueROV2StationKeeping-v0", "--episodes", "0")
+check("baselines: --episodes 0 is a usage error stating the limit",
+      p.returncode == 2 and "1..10000" in p.stderr, p.stderr)
+
 passed = sum(results)
 print(f"{passed} passed, {len(results) - passed} failed")
 sys.exit(0 if passed == len(results) else 1)

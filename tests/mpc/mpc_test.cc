@@ -17,6 +17,7 @@
 #include "nereid/error.h"
 #include "nereid/kinematics.h"
 #include "nereid/mpc.h"
+#include "nereid/rl.h"
 #include "nereid/runner.h"
 #include "nereid/scenario.h"
 #include "nereid/simulation.h"
@@ -327,6 +328,48 @@ void CheckStation(const char* scenario, const char* body_name) {
 TEST_CASE("MPC station keeping on the BlueROV (6 T200, PWM)") { CheckStation("bluerov_station.json", "rov"); }
 TEST_CASE("MPC station keeping on the BlueROV2 Heavy (8 T200, PWM)") {
   CheckStation("bluerov2_heavy_station.json", "heavy");
+}
+
+TEST_CASE("The MPC as a policy for the station-keeping RL task beats zero thrust and holds the station") {
+  rl::BatchEnv batch("BlueROV2StationKeeping-v0", 1, 1);
+  MpcOptions options;
+  options.control_period = 0.1;  // 5 environment steps
+  options.horizon = 20;
+  options.prediction = MpcPrediction::kFull;
+  MpcStationPolicy policy(batch.env(0), options);  // the nominal model
+  std::vector<float> action(static_cast<size_t>(batch.action_size()));
+  auto episode = [&](bool mpc) {
+    batch.Reset(10000);  // the same episode for both
+    policy.Reset();
+    double total = 0;
+    for (;;) {
+      if (mpc) {
+        policy.Act(action.data());
+      } else {
+        std::fill(action.begin(), action.end(), 0.0f);
+      }
+      for (float a : action) REQUIRE(std::abs(a) <= 1.0f);
+      batch.Step(action.data());
+      total += batch.rewards()[0];
+      if (batch.terminated()[0] || batch.truncated()[0]) {
+        const float* o = batch.final_observations();
+        return std::make_pair(total, std::sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]));
+      }
+    }
+  };
+  const auto [mpc_return, mpc_error] = episode(true);
+  const auto [zero_return, zero_error] = episode(false);
+  MESSAGE("one episode: MPC return " << mpc_return << " (ends " << mpc_error << " m off), zero thrust "
+                                     << zero_return << " (" << zero_error << " m); " << policy.plans() << " plans, "
+                                     << policy.failed_solves() << " failed");
+  CHECK(policy.plans() == 100);  // 10 s at 0.1 s
+  CHECK(policy.failed_solves() == 0);
+  CHECK(mpc_return > zero_return);
+  CHECK(mpc_error < 0.02);
+  rl::BatchEnv docking("BlueROVDocking-v0", 1, 1);
+  CHECK_THROWS_AS(MpcStationPolicy(docking.env(0), options), ConfigError);  // holds no station
+  options.control_period = 0.03;
+  CHECK_THROWS_AS(MpcStationPolicy(batch.env(0), options), ConfigError);   // not whole env steps
 }
 
 TEST_CASE("A failed solve gives a named warning and the fallback input, never an abort") {
