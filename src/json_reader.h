@@ -19,6 +19,32 @@
 
 namespace nereid::detail {
 
+// Deepest nesting accepted in a JSON input (Nereid's own formats nest 5 deep at most).
+constexpr int kMaxJsonDepth = 64;
+
+// Parses JSON text. A malformed document, a number out of double's range (1e400) or
+// nesting deeper than kMaxJsonDepth throws ConfigError naming `source`.
+inline nlohmann::json ParseJson(const std::string& text, const std::string& source) {
+  using json = nlohmann::json;
+  try {
+    return json::parse(text, [&](int depth, json::parse_event_t, json&) {
+      if (depth > kMaxJsonDepth) {
+        throw ConfigError(source + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+      }
+      return true;
+    });
+  } catch (const json::exception& e) {
+    throw ConfigError(source + ": malformed JSON: " + e.what());
+  }
+}
+
+// A value for an error message: its JSON text, cut to at most 80 characters.
+inline std::string Excerpt(const nlohmann::json& value) {
+  std::string text = value.dump();
+  if (text.size() > 80) text = text.substr(0, 77) + "...";
+  return text;
+}
+
 class JsonReader {
  public:
   using json = nlohmann::json;
@@ -28,7 +54,7 @@ class JsonReader {
   [[noreturn]] void Fail(const std::string& path, const std::string& rule,
                          const json* value = nullptr) const {
     std::string message = source_ + ": " + (path.empty() ? "/" : path) + ": " + rule;
-    if (value) message += " (got " + value->dump() + ")";
+    if (value) message += " (got " + Excerpt(*value) + ")";
     throw ConfigError(message);
   }
 

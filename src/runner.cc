@@ -161,7 +161,19 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
 
   RunResult result;
   const double t0 = d->time;
-  const long steps = std::lround(duration / m->opt.timestep);
+  // the step count, bounded before it is rounded (1e300 s or a 1e-300 s step would overflow)
+  constexpr double kMaxSteps = 1e10;
+  const double step_count = duration / m->opt.timestep;
+  if (!(step_count <= kMaxSteps)) {
+    throw ConfigError(sim->source() + ": duration " + std::to_string(duration) + " s at dt " +
+                      std::to_string(m->opt.timestep) + " s is " + std::to_string(step_count) +
+                      " steps; at most 1e10");
+  }
+  const long steps = std::lround(step_count);
+  if (steps < 1 && duration > 0) {
+    throw ConfigError(sim->source() + ": duration " + std::to_string(duration) + " s is shorter than half a time step (" +
+                      std::to_string(m->opt.timestep) + " s)");
+  }
   if (log) {
     *log << "nereid run: " << sim->source() << " (" << ToString(sim->engine()) << ", "
          << ToString(sim->integrator()) << ", dt " << m->opt.timestep << " s, " << steps

@@ -53,6 +53,8 @@ int ReadInt(const Reader& r, const json& j, const std::string& path, int lo, int
   return j.get<int>();
 }
 
+constexpr long kMaxPathPoints = 1000000;
+
 Path ReadPath(const Reader& r, const json& pj, const std::string& pp) {
   Path path;
   r.Keys(pj, pp, {"zigzag", "points"});
@@ -68,14 +70,18 @@ Path ReadPath(const Reader& r, const json& pj, const std::string& pp) {
     if (z.contains("stroke_height")) spec.stroke_height = r.Positive(z["stroke_height"], zp + "/stroke_height");
     if (z.contains("stroke_spacing")) spec.stroke_spacing = r.Positive(z["stroke_spacing"], zp + "/stroke_spacing");
     if (z.contains("point_spacing") && z.contains("num")) r.Fail(zp, "give point_spacing or num, not both", &z);
-    if (z.contains("point_spacing")) spec.point_spacing = r.Positive(z["point_spacing"], zp + "/point_spacing");
+    if (z.contains("point_spacing")) {
+      spec.point_spacing = r.Number(z["point_spacing"], zp + "/point_spacing");
+      if (!(spec.point_spacing >= 1e-3)) r.Fail(zp + "/point_spacing", "must be >= 0.001 m (num <= 1000)", &z["point_spacing"]);
+    }
     // seed 002 Table 6.2: num path points per metre (num = 100 is 0.01 m)
     if (z.contains("num")) spec.point_spacing = 1.0 / ReadInt(r, z["num"], zp + "/num", 1, 1000);
-    if (z.contains("strokes")) {
-      if (!z["strokes"].is_number_integer() || z["strokes"].get<int>() < 1) {
-        r.Fail(zp + "/strokes", "expected an integer >= 1", &z["strokes"]);
-      }
-      spec.strokes = z["strokes"].get<int>();
+    if (z.contains("strokes")) spec.strokes = ReadInt(r, z["strokes"], zp + "/strokes", 1, 1000);
+    // the number of points the path would have, bounded before any is made
+    const double length = spec.strokes * spec.stroke_height + (spec.strokes - 1) * M_PI * spec.stroke_spacing / 2;
+    if (length / spec.point_spacing > kMaxPathPoints) {
+      r.Fail(zp, "the path would have " + std::to_string(length / spec.point_spacing) + " points; at most " +
+                     std::to_string(kMaxPathPoints) + " (raise point_spacing or lower strokes or stroke_height)");
     }
     path = ZigZagPath(spec);
   } else {
@@ -246,12 +252,7 @@ Scenario Scenario::FromFile(const std::string& path) {
 Scenario Scenario::FromString(const std::string& text, const std::string& source,
                               const std::string& base_dir) {
   Reader r(source);
-  json root;
-  try {
-    root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw ConfigError(source + ": malformed JSON: " + e.what());
-  }
+  const json root = detail::ParseJson(text, source);
   r.Keys(root, "", {"model", "duration", "dt", "integrator", "engine", "keyframe",
                     "initial_state", "current", "controls", "wrenches", "controller",
                     "description"});

@@ -182,6 +182,12 @@ Simulation::Simulation(mjModel* m, std::string source, const SimulationOptions& 
     }
     m_->opt.timestep = *options.timestep;
   }
+  if (!(m_->opt.timestep > 0) || !std::isfinite(m_->opt.timestep)) {  // the model's own <option timestep>
+    const double h = m_->opt.timestep;
+    mj_deleteModel(m_);
+    throw ConfigError(source_ + ": <option timestep=\"" + std::to_string(h) +
+                      "\">: the time step must be a positive, finite number of seconds");
+  }
   if (options.integrator) {
     integrator_ = *options.integrator;
     switch (integrator_) {

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -22,7 +23,9 @@
 #include <mujoco/mujoco.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/arguments.h"
 #include "cli/python.h"
+#include "json_reader.h"
 #include "nereid/error.h"
 #include "nereid/simulation.h"
 #include "nereid/uk.h"
@@ -65,7 +68,7 @@ struct Scenario {
 Vec3 ReadVec3(const Scenario& s, const json& j, const std::string& key) {
   if (!j.is_array() || j.size() != 3 || !j[0].is_number() || !j[1].is_number() ||
       !j[2].is_number()) {
-    Bad(s, key, "expected [x, y, z] numbers, got " + j.dump());
+    Bad(s, key, "expected [x, y, z] numbers, got " + detail::Excerpt(j));
   }
   return Vec3(j[0].get<double>(), j[1].get<double>(), j[2].get<double>());
 }
@@ -75,12 +78,10 @@ Scenario ReadScenario(const std::string& path) {
   s.path = path;
   std::ifstream f(path);
   if (!f) throw ConfigError(path + ": cannot open the scenario file");
-  json j;
-  try {
-    j = json::parse(f);
-  } catch (const json::exception& e) {
-    throw ConfigError(path + ": not valid JSON: " + e.what());
-  }
+  std::stringstream text;
+  text << f.rdbuf();
+  const json j = detail::ParseJson(text.str(), path);
+  if (!j.is_object()) throw ConfigError(path + ": /: expected an object (got " + detail::Excerpt(j) + ")");
   static const char* kKeys[] = {"model", "duration", "dt", "integrator", "weld", "uk", "wrenches",
                                 "peak", "reference", "record_every", "methods", "description"};
   for (auto it = j.begin(); it != j.end(); ++it) {
@@ -95,7 +96,7 @@ Scenario ReadScenario(const std::string& path) {
     if (!j.contains(key)) return;
     if (!j[key].is_number() || (positive && !(j[key].get<double>() > 0))) {
       Bad(s, key, std::string("expected a ") + (positive ? "positive " : "") + "number, got " +
-                      j[key].dump());
+                      detail::Excerpt(j[key]));
     }
     *out = j[key].get<double>();
   };
@@ -104,13 +105,13 @@ Scenario ReadScenario(const std::string& path) {
   if (j.contains("integrator")) {
     Integrator i;
     if (!j["integrator"].is_string() || !ParseIntegrator(j["integrator"].get<std::string>(), &i)) {
-      Bad(s, "integrator", "expected euler, rk4 or implicitfast, got " + j["integrator"].dump());
+      Bad(s, "integrator", "expected euler, rk4 or implicitfast, got " + detail::Excerpt(j["integrator"]));
     }
     s.integrator = i;
   }
   if (j.contains("record_every")) {
     if (!j["record_every"].is_number_integer() || j["record_every"].get<int>() < 1) {
-      Bad(s, "record_every", "expected an integer >= 1, got " + j["record_every"].dump());
+      Bad(s, "record_every", "expected an integer >= 1, got " + detail::Excerpt(j["record_every"]));
     }
     s.record_every = j["record_every"].get<int>();
   }
@@ -569,19 +570,19 @@ int Crosscheck(const std::vector<std::string>& args) {
   bool plots = true;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--out") {
-      if (i + 1 >= args.size()) throw std::invalid_argument("--out needs a value");
+      if (i + 1 >= args.size()) throw Usage{"--out needs a value"};
       out = args[++i];
     } else if (args[i] == "--no-plots") {
       plots = false;
     } else if (!args[i].empty() && args[i][0] == '-') {
-      throw std::invalid_argument("unknown crosscheck option '" + args[i] + "'");
+      throw Usage{"unknown crosscheck option '" + args[i] + "'"};
     } else if (input.empty()) {
       input = args[i];
     } else {
-      throw std::invalid_argument("unexpected argument '" + args[i] + "'");
+      throw Usage{"unexpected argument '" + args[i] + "'"};
     }
   }
-  if (input.empty()) throw std::invalid_argument("crosscheck needs a SCENARIO.json");
+  if (input.empty()) throw Usage{"crosscheck needs a SCENARIO.json"};
   const Scenario s = ReadScenario(input);
   std::unique_ptr<Simulation> probe = Simulation::LoadFile(s.model);
   const mjModel* original = probe->model();

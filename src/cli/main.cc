@@ -88,7 +88,9 @@ int Run(const std::vector<std::string>& args) {
     } else if (a == "--out") {
       options.out_dir = value();
     } else if (a == "--record-every") {
-      options.record_every = static_cast<int>(ParseLong(a, value()));
+      const long every = ParseLong(a, value());
+      if (every < 1 || every > 1000000000) throw Usage{"--record-every must be in 1..1000000000, got " + std::to_string(every)};
+      options.record_every = static_cast<int>(every);
     } else if (!a.empty() && a[0] == '-') {
       throw Usage{"unknown option '" + a + "'"};
     } else if (options.input.empty()) {

@@ -103,6 +103,63 @@ check("bench figures are positive", all(c["ns_per_step"] > 0 for c in report["ca
 check("bench prints the ratios", "ratio nereid_no_thrusters / bare_mj_step" in p.stdout and
       "ratio nereid_full / nereid_no_thrusters" in p.stdout, p.stdout)
 
+# hostile JSON: 100,000 levels of nesting, a number beyond double's range, a document that
+# is not an object; each is exit 1 naming the file, never a crash
+bad = os.path.join(work, "deep.json")
+with open(bad, "w") as f:
+    f.write('{"model": "x.xml", "description": ' + "[" * 100000 + "]" * 100000 + "}")
+p = run("run", bad)
+check("deeply nested JSON is refused with the limit", p.returncode == 1 and "deep.json" in p.stderr and
+      "nested deeper than 64" in p.stderr and len(p.stderr) < 500, p.stderr[:300])
+p = run("crosscheck", bad)
+check("crosscheck: deeply nested JSON is refused", p.returncode == 1 and "nested deeper than 64" in p.stderr,
+      p.stderr[:300])
+bad = os.path.join(work, "huge.json")
+with open(bad, "w") as f:
+    f.write('{"model": "x.xml", "duration": 1e400}')
+p = run("run", bad)
+check("a number out of range names the file and the number", p.returncode == 1 and "huge.json" in p.stderr and
+      "1e400" in p.stderr, p.stderr)
+bad = os.path.join(work, "array.json")
+with open(bad, "w") as f:
+    f.write('[1, 2, 3]')
+for cmd in ("run", "crosscheck"):
+    p = run(cmd, bad)
+    check(f"{cmd}: a non-object document names the file", p.returncode == 1 and "array.json" in p.stderr and
+          "expected an object" in p.stderr, p.stderr)
+p = run("crosscheck", "--bogus")
+check("crosscheck: an unknown option is a usage error (exit 2)", p.returncode == 2 and "--bogus" in p.stderr,
+      p.stderr)
+
+# unbounded work or silent no-ops from small inputs: each is refused, stating the limit
+quay = json.load(open(os.path.join(source, "scenarios", "seed002", "pid_table61.json")))
+quay["model"] = os.path.join(source, "models", "raybot", "raybot.xml")
+for key, value, expect in (("strokes", 10 ** 9, "1..1000"), ("strokes", 4294967297, "1..1000"),
+                           ("point_spacing", 1e-12, "0.001")):
+    zz = dict(quay["controller"]["path"]["zigzag"])
+    zz.pop("num", None)
+    zz[key] = value
+    sc = json.loads(json.dumps(quay))
+    sc["controller"]["path"]["zigzag"] = zz
+    bad = os.path.join(work, f"zigzag_{key}.json")
+    json.dump(sc, open(bad, "w"))
+    p = run("run", bad, "--duration", "0.01")
+    check(f"zigzag {key} = {value} is refused with its limit", p.returncode == 1 and expect in p.stderr and
+          f"/controller/path/zigzag/{key}" in p.stderr, p.stderr)
+model = os.path.join(source, "models", "bluerov", "bluerov.xml")
+p = run("run", model, "--record-every", "4294967297")
+check("--record-every beyond its limit is a usage error", p.returncode == 2 and "1..1000000000" in p.stderr, p.stderr)
+p = run("run", model, "--dt", "1e-300")
+check("--dt 1e-300 is refused (step count limit)", p.returncode == 1 and "at most 1e10" in p.stderr, p.stderr)
+p = run("run", model, "--duration", "1e300")
+check("--duration 1e300 is refused (step count limit)", p.returncode == 1 and "at most 1e10" in p.stderr, p.stderr)
+text = open(model).read()
+for h in ("0", "-0.01", "nan"):
+    with open(os.path.join(work, "timestep.xml"), "w") as f:
+        f.write(text.replace('timestep="0.005"', f'timestep="{h}"', 1))
+    p = run("run", os.path.join(work, "timestep.xml"))
+    check(f"model timestep {h} is refused naming the option", p.returncode == 1 and "timestep" in p.stderr, p.stderr)
+
 # baselines: one episode of station keeping; the scripted PID beats zero thrust and random
 # actions, and bad arguments are usage errors (exit 2) or name the unknown task (exit 1)
 base = os.path.join(work, "baselines.json")
