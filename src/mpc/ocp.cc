@@ -95,7 +95,8 @@ Ocp::Ocp(const OcpSpec& spec) : spec_(spec) {
   const SX eN = X(casadi::Slice(), N) - P(casadi::Slice(), N + 1);
   J += spec.terminal_factor * SX::dot(q, eN * eN);
   const SX w = SX::vertcat({SX::vec(X), SX::vec(U), SX::vec(K)});
-  const casadi::SXDict nlp = {{"x", w}, {"p", SX::vec(P)}, {"f", J}, {"g", SX::vertcat(g)}};
+  const SX constraints = SX::vertcat(g);
+  const casadi::SXDict nlp = {{"x", w}, {"p", SX::vec(P)}, {"f", J}, {"g", constraints}};
   Dict options = {{"qpsol", spec.qp_solver},
                   {"qpsol_options", QpOptions(spec.qp_solver)},
                   {"max_iter", spec.max_sqp_iterations},
@@ -110,14 +111,13 @@ Ocp::Ocp(const OcpSpec& spec) : spec_(spec) {
   // positive definite where it is not (qrqp needs a convex QP). Steps are accepted after
   // a backtracking line search on the merit function of up to max_line_search tries.
   if (spec.gauss_newton) {
-    const SX lam_f = SX::sym("lam_f"), lam_g = SX::sym("lam_g", SX::vertcat(g).size1());
+    const SX lam_f = SX::sym("lam_f"), lam_g = SX::sym("lam_g", constraints.size1());
     options["hess_lag"] = Function("nlp_hess_l", {w, SX::vec(P), lam_f, lam_g}, {lam_f * SX::hessian(J, w)},
                                    {"x", "p", "lam_f", "lam_g"}, {"hess_gamma_x_x"});
   } else {
     options["convexify_strategy"] = "regularize";
   }
   options["max_iter_ls"] = spec.max_line_search;
-  if (std::getenv("NEREID_DBG_PRINT")) { options["print_iteration"] = true; options["print_status"] = true; options["qpsol_options"] = Dict{{"print_iter", true}, {"error_on_fail", false}}; }
   solver_ = casadi::nlpsol("nereid_mpc", "sqpmethod", nlp, options);
   if (spec.implicit) {  // the one-step map, for Discrete(): Newton on the stage equations
     const SX k12 = SX::sym("k", nk);
@@ -179,11 +179,6 @@ OcpSolution Ocp::SolveFrom(const Eigen::VectorXd& x0, const Eigen::MatrixXd& ref
   // linearisation is taken about a consistent trajectory.
   std::vector<double> w0(nw, 0.0);
   const size_t xs = nxs * (N + 1), ks = xs + nus * N;
-  auto set_stage = [&](int k, const Eigen::VectorXd& x, const Eigen::VectorXd& u) {
-    for (size_t i = 0; i < nxs; ++i) w0[static_cast<size_t>(k) * nxs + i] = x[static_cast<Eigen::Index>(i)];
-    if (k == N) return;
-    for (size_t i = 0; i < nus; ++i) w0[xs + static_cast<size_t>(k) * nus + i] = u[static_cast<Eigen::Index>(i)];
-  };
   auto propagate = [&](int k) {  // x_{k+1} and the stages of interval k from x_k, u_k
     const Eigen::VectorXd x = Eigen::Map<const Eigen::VectorXd>(&w0[static_cast<size_t>(k) * nxs], nx_);
     const Eigen::VectorXd u = Eigen::Map<const Eigen::VectorXd>(&w0[xs + static_cast<size_t>(k) * nus], nu_);
@@ -201,10 +196,10 @@ OcpSolution Ocp::SolveFrom(const Eigen::VectorXd& x0, const Eigen::MatrixXd& ref
     }
     propagate(N - 1);
   } else {
-    set_stage(0, x0, Eigen::VectorXd::Zero(nu_).cwiseMax(spec_.u_lo).cwiseMin(spec_.u_hi));
+    const Eigen::VectorXd u0 = Eigen::VectorXd::Zero(nu_).cwiseMax(spec_.u_lo).cwiseMin(spec_.u_hi);
+    for (size_t i = 0; i < nxs; ++i) w0[i] = x0[static_cast<Eigen::Index>(i)];
     for (int k = 0; k < N; ++k) {
-      if (k > 0) set_stage(k, Eigen::Map<const Eigen::VectorXd>(&w0[static_cast<size_t>(k) * nxs], nx_),
-                           Eigen::VectorXd::Zero(nu_).cwiseMax(spec_.u_lo).cwiseMin(spec_.u_hi));
+      for (size_t i = 0; i < nus; ++i) w0[xs + static_cast<size_t>(k) * nus + i] = u0[static_cast<Eigen::Index>(i)];
       propagate(k);
     }
   }
