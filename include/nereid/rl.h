@@ -80,7 +80,8 @@ class Env {
   int action_size() const { return task_->action_size(); }
   // Starts an episode from the env's random stream (reseeded when seed is given).
   void Reset(float* observation, const uint64_t* seed = nullptr);
-  // frame_skip physics steps under `action`; writes the next observation.
+  // frame_skip physics steps under `action`; writes the next observation. Throws
+  // ConfigError, before stepping, if a component is NaN or infinite.
   StepOutcome Step(const float* action, float* observation);
   void ScriptedAction(float* action) { task_->ScriptedAction(*sim_, action); }
   Simulation& simulation() { return *sim_; }
@@ -115,6 +116,7 @@ class BatchEnv {
   // Steps every environment (actions: num_envs x action_size, row-major). An environment
   // whose episode ends is reset in the same call: its row of observations() starts the
   // next episode, and final_observations() keeps the last one of the ended episode.
+  // Throws ConfigError, before any environment steps, if an action is NaN or infinite.
   void Step(const float* actions);
   // The scripted baseline's actions for the current states (num_envs x action_size).
   void ScriptedActions(float* actions);

@@ -21,6 +21,11 @@ def _description(task: str) -> str:
     raise _nereid.Error(f"unknown task '{task}'")
 
 
+
+def _check_open(env) -> None:
+    if env._batch is None:
+        raise RuntimeError(f"{env.task}: the environment is closed")
+
 class NereidEnv(gym.Env):
     """One environment: a C++ BatchEnv of size 1. See `nereid.tasks()` for the task's spaces,
     reward and termination."""
@@ -37,6 +42,7 @@ class NereidEnv(gym.Env):
         self._seeded = False
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        _check_open(self)
         super().reset(seed=seed)
         if seed is None:
             seed = int(self.np_random.integers(0, 2**63 - 1))
@@ -44,8 +50,11 @@ class NereidEnv(gym.Env):
         return self._batch.observations[0].copy(), {}
 
     def step(self, action):
-        a = np.asarray(action, dtype=np.float32).reshape(1, -1)
-        self._batch.step(a)
+        _check_open(self)
+        a = np.asarray(action, dtype=np.float32)
+        if a.shape != self.action_space.shape:
+            raise ValueError(f"action: expected shape {self.action_space.shape}, got {a.shape}")
+        self._batch.step(a.reshape(1, -1))  # NaN or inf: nereid.Error (a ValueError)
         terminated = bool(self._batch.terminated[0])
         truncated = bool(self._batch.truncated[0])
         info: dict[str, Any] = {"diverged": bool(self._batch.diverged[0])}
@@ -55,7 +64,13 @@ class NereidEnv(gym.Env):
 
     def scripted_action(self) -> np.ndarray:
         """The task's scripted baseline (cascaded PID) for the current state."""
+        _check_open(self)
         return self._batch.scripted_actions()[0]
+
+    def close(self):
+        """Frees the C++ environment; reset and step then raise RuntimeError."""
+        self._batch = None
+        super().close()
 
 
 class NereidVectorEnv(VectorEnv):
@@ -80,6 +95,7 @@ class NereidVectorEnv(VectorEnv):
         self._seed = 0
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        _check_open(self)
         if seed is not None:
             self._seed = int(seed)
         self._batch.reset(self._seed)
@@ -87,7 +103,11 @@ class NereidVectorEnv(VectorEnv):
         return self._batch.observations, {}
 
     def step(self, actions):
-        self._batch.step(np.asarray(actions, dtype=np.float32))
+        _check_open(self)
+        a = np.asarray(actions, dtype=np.float32)
+        if a.shape != self.action_space.shape:
+            raise ValueError(f"actions: expected shape {self.action_space.shape}, got {a.shape}")
+        self._batch.step(a)  # NaN or inf: nereid.Error (a ValueError)
         terminated = self._batch.terminated
         truncated = self._batch.truncated
         info: dict[str, Any] = {"diverged": self._batch.diverged}
@@ -96,6 +116,10 @@ class NereidVectorEnv(VectorEnv):
             info["final_obs"] = self._batch.final_observations.copy()
             info["_final_obs"] = ended.copy()
         return self._batch.observations, self._batch.rewards, terminated, truncated, info
+
+    def close_extras(self, **kwargs):
+        """Frees the C++ batch; reset and step then raise RuntimeError."""
+        self._batch = None
 
     def scripted_actions(self) -> np.ndarray:
         return self._batch.scripted_actions()

@@ -1,10 +1,12 @@
 // Copyright Nereid authors.
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "nereid/error.h"
@@ -19,6 +21,17 @@ uint64_t Mix(uint64_t x) {
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
   return x ^ (x >> 31);
+}
+
+// Throws for a NaN or infinite action (rows x size floats).
+void CheckActions(const float* actions, int rows, int size) {
+  for (int i = 0; i < rows * size; ++i) {
+    if (!std::isfinite(actions[i])) {
+      throw ConfigError("actions: environment " + std::to_string(i / size) + ", component " +
+                        std::to_string(i % size) + " is " + std::to_string(actions[i]) +
+                        "; actions must be finite (values outside [-1, 1] are clipped)");
+    }
+  }
 }
 
 }  // namespace
@@ -52,6 +65,7 @@ void Env::Reset(float* observation, const uint64_t* seed) {
 }
 
 StepOutcome Env::Step(const float* action, float* observation) {
+  CheckActions(action, 1, action_size());
   StepOutcome out;
   task_->ApplyAction(*sim_, action);
   for (int k = 0; k < spec_.frame_skip; ++k) {
@@ -173,6 +187,7 @@ void BatchEnv::Reset(uint64_t seed) {
 }
 
 void BatchEnv::Step(const float* actions) {
+  CheckActions(actions, num_envs(), act_size_);  // here, so that no worker throws
   ParallelFor([&](int i) {
     const auto k = static_cast<size_t>(i);
     float* obs = observations_.data() + k * static_cast<size_t>(obs_size_);

@@ -97,3 +97,33 @@ def test_bad_input_is_a_clear_python_error():
     env.reset(0)
     with pytest.raises(ValueError, match="expected 2 x 8 values"):
         env.step(np.zeros(3, np.float32))
+
+
+def test_bad_actions_and_closed_envs_raise():
+    env = gym.make("nereid/BlueROV2StationKeeping-v0")
+    env.reset(seed=1)
+    for bad in (np.nan, np.inf, -np.inf):
+        a = np.zeros(8, np.float32)
+        a[3] = bad
+        with pytest.raises(ValueError, match="component 3 is"):
+            env.step(a)
+    with pytest.raises(ValueError, match=r"expected shape \(8,\), got \(8, 1\)"):
+        env.step(np.zeros((8, 1), np.float32))
+    obs, reward, *_ = env.step(np.zeros(8, np.float32))  # still usable after refused actions
+    assert np.isfinite(reward) and np.all(np.isfinite(obs))
+    env.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        env.step(np.zeros(8, np.float32))
+    with pytest.raises(RuntimeError, match="closed"):
+        env.reset(seed=1)
+    venv = nereid.make_vector_env("BlueROV2StationKeeping-v0", 2)
+    venv.reset(seed=0)
+    a = np.zeros((2, 8), np.float32)
+    a[1, 0] = np.nan
+    with pytest.raises(ValueError, match="environment 1, component 0"):
+        venv.step(a)
+    with pytest.raises(ValueError, match="expected shape"):
+        venv.step(np.zeros(16, np.float32))
+    venv.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        venv.step(np.zeros((2, 8), np.float32))

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <random>
 #include <vector>
@@ -81,6 +82,23 @@ TEST_CASE("no allocation per step") {
   const long allocations = g_allocations.load() - before;
   MESSAGE("allocations in 600 batch steps: " << allocations);
   CHECK(allocations == 0);
+}
+
+TEST_CASE("NaN or infinite actions are refused before any environment steps") {
+  BatchEnv batch("BlueROV2StationKeeping-v0", 3, 2);
+  batch.Reset(1);
+  std::vector<float> actions(static_cast<size_t>(3 * batch.action_size()), 0.f);
+  const double t0 = batch.env(0).simulation().data()->time;
+  for (float bad : {std::nanf(""), std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()}) {
+    actions[static_cast<size_t>(2 * batch.action_size() + 5)] = bad;
+    CHECK_THROWS_WITH_AS(batch.Step(actions.data()), doctest::Contains("environment 2, component 5"), ConfigError);
+  }
+  CHECK(batch.env(0).simulation().data()->time == t0);  // nothing stepped
+  actions[static_cast<size_t>(2 * batch.action_size() + 5)] = 0.f;
+  CHECK_NOTHROW(batch.Step(actions.data()));
+  std::vector<float> obs(static_cast<size_t>(batch.observation_size()));
+  actions[0] = std::nanf("");
+  CHECK_THROWS_AS(batch.env(0).Step(actions.data(), obs.data()), ConfigError);
 }
 
 TEST_CASE("a diverging state ends the episode with a flag, and the environment goes on") {
