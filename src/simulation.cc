@@ -440,6 +440,26 @@ bool Simulation::TryStep(std::string* error) {
       return false;
     }
   }
+  // MuJoCo checks the position and velocity only when the next step starts: a step that
+  // ends beyond the limit is caught here, so that it is never kept as a finite state. It
+  // is then handled as MuJoCo handles its own finds: the data is reset and the warning
+  // counted.
+  auto beyond = [](const mjtNum* x, int n) {
+    for (int i = 0; i < n; ++i) {
+      if (!(std::abs(x[i]) <= mjMAXVAL)) return i;
+    }
+    return -1;
+  };
+  const int bad_qpos = beyond(d_->qpos, static_cast<int>(m_->nq));
+  const int bad_qvel = bad_qpos >= 0 ? -1 : beyond(d_->qvel, static_cast<int>(m_->nv));
+  if (bad_qpos >= 0 || bad_qvel >= 0) {
+    mj_resetData(m_, d_);
+    mjWarningStat& w = d_->warning[bad_qpos >= 0 ? mjWARN_BADQPOS : mjWARN_BADQVEL];
+    w.number = 1;
+    w.lastinfo = bad_qpos >= 0 ? bad_qpos : bad_qvel;
+    if (error) *error = DivergenceMessage();
+    return false;
+  }
   return true;
 }
 

@@ -159,6 +159,21 @@ TEST_CASE("a diverging state is reported, names the joint, and does not abort") 
   CHECK_THROWS_WITH_AS(sim->Step(), doctest::Contains("qacc"), DivergenceError);
 }
 
+TEST_CASE("a step that ends beyond the limit is not kept as a finite state") {
+  // every input of the step is within MuJoCo's 1e10 (qvel 9e9, qacc about 5e9), but the
+  // velocity after it (9e9 + 5e9 x 0.5 s) is not: MuJoCo itself would only see it when
+  // the next step starts
+  auto sim = Simulation::LoadString(test::SingleBody(test::Hydro(kZero6), 7.31, "0.1 0.16 0.16", false, "Euler", 0.5),
+                                    {}, "vehicle.xml");
+  const mjModel* m = sim->model();
+  sim->data()->qvel[2] = 9e9;
+  sim->data()->xfrc_applied[6 + 2] = 5e9 * m->body_mass[1];
+  std::string error;
+  CHECK_FALSE(sim->TryStep(&error));
+  CHECK(error.find("qvel[2] (joint 'b_free')") != std::string::npos);
+  for (int i = 0; i < m->nv; ++i) CHECK(std::abs(sim->data()->qvel[i]) <= mjMAXVAL);
+}
+
 TEST_CASE("scenario: malformed JSON and bad values name the file, the JSON path and the value") {
   auto parse = [](const std::string& text) -> std::string {
     try {
