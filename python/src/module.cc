@@ -2,7 +2,10 @@
 // nereid._nereid: Python bindings of the C++ batch environments (pybind11). The
 // observation, reward and flag arrays are NumPy views of the batch's own buffers (no copy);
 // they stay valid while the BatchEnv lives and are overwritten by every reset and step.
+// Calls release the GIL; calls on one BatchEnv from several Python threads run one at a
+// time (a view read meanwhile shows whichever step finished last).
 #include <cstdint>
+#include <mutex>
 #include <string>
 
 #include <pybind11/numpy.h>
@@ -13,9 +16,16 @@
 #include "nereid/rl.h"
 
 namespace py = pybind11;
-using nereid::rl::BatchEnv;
 
 namespace {
+
+// The C++ batch with a lock: the binding releases the GIL, so Python threads sharing one
+// environment would otherwise step it concurrently.
+class BatchEnv : public nereid::rl::BatchEnv {
+ public:
+  using nereid::rl::BatchEnv::BatchEnv;
+  std::mutex mutex;
+};
 
 template <class T>
 py::array View(py::object owner, T* data, py::ssize_t rows, py::ssize_t cols) {
@@ -66,10 +76,15 @@ PYBIND11_MODULE(_nereid, m) {
       .def_property_readonly("observation_size", &BatchEnv::observation_size)
       .def_property_readonly("action_size", &BatchEnv::action_size)
       .def_property_readonly("max_episode_steps", [](BatchEnv& e) { return e.spec().max_episode_steps; })
-      .def("reset", &BatchEnv::Reset, py::arg("seed"), py::call_guard<py::gil_scoped_release>())
+      .def("reset", [](BatchEnv& e, uint64_t seed) {
+             py::gil_scoped_release release;
+             const std::lock_guard<std::mutex> lock(e.mutex);
+             e.Reset(seed);
+           }, py::arg("seed"))
       .def("step", [](BatchEnv& e, const py::array_t<float, py::array::c_style | py::array::forcecast>& a) {
              const float* actions = CheckedActions(e, a);
              py::gil_scoped_release release;
+             const std::lock_guard<std::mutex> lock(e.mutex);
              e.Step(actions);
            }, py::arg("actions"))
       .def("scripted_actions", [](BatchEnv& e) {
@@ -77,6 +92,7 @@ PYBIND11_MODULE(_nereid, m) {
              float* data = out.mutable_data();
              {
                py::gil_scoped_release release;
+               const std::lock_guard<std::mutex> lock(e.mutex);
                e.ScriptedActions(data);
              }
              return out;

@@ -127,3 +127,33 @@ def test_bad_actions_and_closed_envs_raise():
     venv.close()
     with pytest.raises(RuntimeError, match="closed"):
         venv.step(np.zeros((2, 8), np.float32))
+
+
+def test_one_batch_shared_by_python_threads_is_serialised():
+    import threading
+    batch = nereid.BatchEnv("BlueROV2StationKeeping-v0", 4, 2)
+    batch.reset(0)
+    errors = []
+
+    def worker(k):
+        try:
+            rng = np.random.default_rng(k)
+            for i in range(150):
+                if i % 50 == 0:
+                    batch.reset(k)
+                elif i % 7 == 0:
+                    batch.scripted_actions()
+                else:
+                    batch.step(rng.uniform(-1, 1, (4, 8)).astype(np.float32))
+        except Exception as e:  # any error fails the test below
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)  # unserialised calls deadlocked here: fail rather than hang
+    assert not any(t.is_alive() for t in threads), "threads sharing a BatchEnv deadlocked"
+    assert not errors
+    batch.step(np.zeros((4, 8), np.float32))
+    assert np.all(np.isfinite(batch.observations))
