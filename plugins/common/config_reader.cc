@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
@@ -10,6 +11,33 @@
 #include "nereid/plugins.h"
 
 namespace nereid {
+namespace {
+
+// `text` with every byte that is not part of valid UTF-8, and every control character,
+// written as \xNN: error messages reach Python, which decodes them as UTF-8.
+std::string Printable(const std::string& text) {
+  std::string out;
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  for (size_t i = 0; i < n;) {
+    const unsigned char c = s[i];
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool valid = len > 0 && i + len <= n && !(len == 2 && c < 0xC2);
+    for (size_t k = 1; valid && k < len; ++k) valid = (s[i + k] & 0xC0) == 0x80;
+    if (valid && !(len == 1 && c < 0x20)) {
+      out.append(text, i, len);
+      i += len;
+    } else {
+      char hex[5];
+      std::snprintf(hex, sizeof(hex), "\\x%02X", c);
+      out += hex;
+      ++i;
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 ConfigReader::ConfigReader(const mjModel* m, int instance, const char* plugin_name)
     : m_(m), instance_(instance) {
@@ -24,11 +52,11 @@ std::optional<std::string> ConfigReader::Raw(const char* key) const {
 
 void ConfigReader::Fail(const char* key, const std::string& rule) const {
   std::string value = Raw(key).value_or("");
-  throw ConfigError(where_ + ": key '" + key + "' = '" + value + "': " + rule);
+  throw ConfigError(Printable(where_ + ": key '" + key + "' = '" + value + "': " + rule));
 }
 
 void ConfigReader::FailMissing(const char* key, const std::string& rule) const {
-  throw ConfigError(where_ + ": missing required key '" + key + "' (" + rule + ")");
+  throw ConfigError(Printable(where_ + ": missing required key '" + key + "' (" + rule + ")"));
 }
 
 std::optional<std::vector<double>> ConfigReader::Numbers(const char* key) const {
