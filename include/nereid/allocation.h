@@ -33,6 +33,12 @@ struct ThrusterSet {
   Matrix6X B_frd() const;
   // Sets each thruster's ctrl so that it gives `thrust` (N) in steady state.
   void SetCommands(const mjModel* m, mjData* d, const Eigen::VectorXd& thrust) const;
+  // The RL tasks' action scale, for thruster j: an action a is the fraction of its
+  // reachable forward (a > 0) or reverse (a < 0) thrust. Neither clamps.
+  double ThrustForAction(int j, double a) const { return a >= 0 ? a * thrust_max[j] : -a * thrust_min[j]; }
+  double ActionForThrust(int j, double thrust) const {
+    return thrust >= 0 ? thrust / thrust_max[j] : -thrust / thrust_min[j];
+  }
 };
 
 // Thrusters on `body`. Throws ConfigError if a thruster's config is invalid.

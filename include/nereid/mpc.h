@@ -211,6 +211,9 @@ class MpcStationPolicy {
   std::vector<double> solve_times_;
 };
 
+// The nearest-rank quantile q (0..1) of `values` (0 if empty): how solve times are reported.
+double NearestRankQuantile(std::vector<double> values, double q);
+
 // Lets Scenario::MakeController build "type": "mpc" controllers (idempotent).
 void EnableMpc();
 

@@ -160,14 +160,12 @@ int Baselines(const std::vector<std::string>& args, const std::string& model_dir
       }
       MpcStationPolicy policy(batch.env(0), options);  // the nominal model: before any reset
       Score score = Evaluate(batch, n, s0, [&] { policy.Reset(); }, [&](float* a) { policy.Act(a); });
-      std::vector<double> times = policy.solve_times();
-      std::sort(times.begin(), times.end());
       score.extra = {{"control_period_s", options.control_period},
                      {"horizon", options.horizon},
                      {"prediction", ToString(options.prediction)},
                      {"plans", policy.plans()},
                      {"failed_solves", policy.failed_solves()},
-                     {"solve_time_median_s", times.empty() ? 0.0 : times[times.size() / 2]}};
+                     {"solve_time_median_s", NearestRankQuantile(policy.solve_times(), 0.5)}};
       report["policies"]["mpc"] = Summary(score);
     }
   }

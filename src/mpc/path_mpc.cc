@@ -67,6 +67,13 @@ void MpcPathFollower::Update(const mjModel* m, mjData* d, int body, double) {
   mpc_->thrusters().SetCommands(m, d, held_thrust_);
 }
 
+double NearestRankQuantile(std::vector<double> values, double q) {
+  if (values.empty()) return 0.0;
+  std::sort(values.begin(), values.end());
+  const double rank = std::ceil(q * static_cast<double>(values.size()));
+  return values[static_cast<size_t>(std::clamp(rank - 1, 0.0, static_cast<double>(values.size() - 1)))];
+}
+
 std::string MpcPathFollower::SummaryJson() const {
   std::vector<double> times;
   int failures = 0, retries = 0;
@@ -77,12 +84,7 @@ std::string MpcPathFollower::SummaryJson() const {
     retries += row.plan.retried;
     max_planned = std::max(max_planned, row.plan.max_velocity_planned);
   }
-  std::sort(times.begin(), times.end());
-  auto quantile = [&](double q) {  // nearest rank
-    if (times.empty()) return 0.0;
-    const double rank = std::ceil(q * static_cast<double>(times.size()));
-    return times[static_cast<size_t>(std::clamp(rank - 1, 0.0, static_cast<double>(times.size() - 1)))];
-  };
+  const double median = NearestRankQuantile(times, 0.5);
   const MpcOptions& o = mpc_->options();
   nlohmann::json j = {
       {"horizon", o.horizon},
@@ -100,10 +102,10 @@ std::string MpcPathFollower::SummaryJson() const {
       {"plans", log_.size()},
       {"failed_solves", failures},
       {"retried_solves", retries},
-      {"solve_time_median_s", quantile(0.5)},
-      {"solve_time_p99_s", quantile(0.99)},
-      {"solve_time_max_s", times.empty() ? 0.0 : times.back()},
-      {"solve_time_median_fraction_of_period", quantile(0.5) / o.control_period},
+      {"solve_time_median_s", median},
+      {"solve_time_p99_s", NearestRankQuantile(times, 0.99)},
+      {"solve_time_max_s", NearestRankQuantile(times, 1.0)},
+      {"solve_time_median_fraction_of_period", median / o.control_period},
       {"max_planned_velocity", max_planned},
   };
   return j.dump();

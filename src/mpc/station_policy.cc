@@ -48,10 +48,8 @@ void MpcStationPolicy::Act(float* action) {
     solve_times_.push_back(plan.solve_time_s);
   }
   const ThrusterSet& thrusters = mpc_->thrusters();
-  for (Eigen::Index j = 0; j < held_.size(); ++j) {
-    const double T = held_[j];
-    const double a = T >= 0 ? T / thrusters.thrust_max[j] : -T / thrusters.thrust_min[j];
-    action[j] = static_cast<float>(std::clamp(a, -1.0, 1.0));
+  for (int j = 0; j < static_cast<int>(held_.size()); ++j) {
+    action[j] = static_cast<float>(std::clamp(thrusters.ActionForThrust(j, held_[j]), -1.0, 1.0));
   }
 }
 

@@ -34,7 +34,7 @@ class ThrusterVehicle {
   void Apply(Simulation& sim, const float* action) const {
     for (int j = 0; j < action_size(); ++j) {
       const double a = std::clamp(static_cast<double>(action[j]), -1.0, 1.0);
-      const double thrust = a >= 0 ? a * thrusters_.thrust_max[j] : -a * thrusters_.thrust_min[j];
+      const double thrust = thrusters_.ThrustForAction(j, a);
       sim.data()->ctrl[thrusters_.actuators[static_cast<size_t>(j)]] =
           thrusters_.models[static_cast<size_t>(j)].CommandForThrust(thrust);
     }
@@ -58,8 +58,7 @@ class ThrusterVehicle {
                 const Eigen::Quaterniond& q_ref = Eigen::Quaterniond::Identity()) {
     pid_.Update(sim.model(), sim.data(), p_ref, q_ref, dt);
     for (int j = 0; j < action_size(); ++j) {
-      const double T = pid_.thrust()[j];
-      action[j] = static_cast<float>(T >= 0 ? T / thrusters_.thrust_max[j] : -T / thrusters_.thrust_min[j]);
+      action[j] = static_cast<float>(thrusters_.ActionForThrust(j, pid_.thrust()[j]));
     }
   }
   void ResetController() { pid_.Reset(); }
