@@ -196,8 +196,15 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
     std::copy(d->qpos, d->qpos + m->nq, last_qpos.begin());
     std::copy(d->qvel, d->qvel + m->nv, last_qvel.begin());
     last_time = d->time;
-    if (!sim->TryStep(&error)) {
-      result.diverged = true;
+    bool stepped = false;
+    try {
+      stepped = sim->TryStep(&error);
+    } catch (const MuJoCoError& e) {
+      result.mujoco_error = true;
+      error = e.what();
+    }
+    if (!stepped) {
+      result.diverged = !result.mujoco_error;
       result.error = error;
       std::copy(last_qpos.begin(), last_qpos.end(), d->qpos);
       std::copy(last_qvel.begin(), last_qvel.end(), d->qvel);
@@ -213,7 +220,7 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
   // energy at the final state: kinetic includes added mass (1/2 v^T M v with M from the
   // engine); the potential is MuJoCo's (gravity and springs; buoyancy is not included)
   json energy = nullptr;
-  if (!result.diverged) {
+  if (!result.diverged && !result.mujoco_error) {
     const int flags = sim->mutable_model()->opt.enableflags;
     sim->mutable_model()->opt.enableflags |= mjENBL_ENERGY;
     sim->Forward();
@@ -237,8 +244,8 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
       {"sim_time", result.sim_time},
       {"wall_time_s", result.wall_time},
       {"realtime_factor", result.wall_time > 0 ? result.sim_time / result.wall_time : 0.0},
-      {"status", result.diverged ? "diverged" : "ok"},
-      {"error", result.diverged ? json(result.error) : json(nullptr)},
+      {"status", result.diverged ? "diverged" : result.mujoco_error ? "mujoco_error" : "ok"},
+      {"error", result.diverged || result.mujoco_error ? json(result.error) : json(nullptr)},
       {"final_state", FinalState(m, d)},  // after a divergence: the last finite state
       {"energy", energy},
       {"trajectory", csv_path},
@@ -273,6 +280,9 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
     summary["vms_log"] = vms_csv;
     summary["warnings"] = vms->warnings();
   }
+  // MuJoCo's warnings in this run (Nereid keeps them: nothing goes to MUJOCO_LOG.TXT)
+  summary["mujoco_warnings"] = {{"count", sim->mujoco_warnings().count()},
+                                {"messages", sim->mujoco_warnings().messages()}};
   const std::string summary_path = (std::filesystem::path(options.out_dir) / "summary.json").string();
   std::ofstream out(summary_path);
   if (!out) throw ConfigError(summary_path + ": cannot write");
@@ -280,7 +290,11 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
   if (log) {
     *log << "wrote " << csv_path << " and " << summary_path << " (" << result.steps
          << " steps, " << result.sim_time << " s simulated in " << result.wall_time << " s)\n";
-    if (result.diverged) *log << "error: " << result.error << "\n";
+    if (result.diverged || result.mujoco_error) *log << "error: " << result.error << "\n";
+    if (sim->mujoco_warnings().count() > 0) {
+      *log << "MuJoCo warnings: " << sim->mujoco_warnings().count() << " (first: "
+           << sim->mujoco_warnings().messages().front() << "; all in summary.json)\n";
+    }
     if (follower) {
       const TrackingReport& t = follower->report();
       *log << "path " << (t.completed ? "completed in " + std::to_string(t.completion_time) + " s" : "not completed")

@@ -205,7 +205,12 @@ Simulation::Simulation(mjModel* m, std::string source, const SimulationOptions& 
   {
     std::optional<EngineScope> scope;
     if (options.engine == Engine::kNereid) scope.emplace();
-    d_ = mj_makeData(m_);
+    std::string error;
+    if (!CallMuJoCo([this] { d_ = mj_makeData(m_); }, &warnings_, &error)) {
+      mj_deleteModel(m_);  // (mjData MuJoCo had allocated when it failed is lost)
+      throw MuJoCoError(source_ + ": MuJoCo error while making mjData: " + error +
+                        " (check <size memory> and the model's sizes)");
+    }
   }
   if (!d_) {
     std::string plugin = TakeLastPluginError();
@@ -240,7 +245,28 @@ Simulation::Simulation(mjModel* m, std::string source, const SimulationOptions& 
             na = static_cast<int>(m_->na);
   const auto n = static_cast<size_t>(4 * (nq + nv + na) + 4 * (nv + na) + 2 * nv + na);
   rk_buffer_.assign(n, 0.0);
-  Reset();
+  try {
+    Reset();
+  } catch (...) {  // e.g. MuJoCoError: the arena is too small for one forward pass
+    mj_deleteData(d_);
+    mj_deleteModel(m_);
+    throw;
+  }
+}
+
+template <class F>
+void Simulation::Guarded(const char* what, F&& f) {
+  const double t = d_->time;
+  std::string error;
+  if (CallMuJoCo(std::forward<F>(f), &warnings_, &error)) return;
+  mj_resetData(m_, d_);  // MuJoCo left the call half-way (its stack marks included)
+  char time[32];
+  std::snprintf(time, sizeof(time), "%.6g", t);
+  throw MuJoCoError(source_ + ": MuJoCo error in " + what + " at t = " + time + " s: " + error +
+                    "; the data was reset" +
+                    (error.find("stack") != std::string::npos || error.find("memory") != std::string::npos
+                         ? " (the model's <size memory> is too small for this state)"
+                         : ""));
 }
 
 Simulation::~Simulation() {
@@ -313,11 +339,13 @@ void Simulation::ForwardNereid(bool skip_sensor) {
 }
 
 void Simulation::Forward() {
-  if (options_.engine == Engine::kMuJoCo) {
-    mj_forward(m_, d_);
-  } else {
-    ForwardNereid(false);
-  }
+  Guarded("forward dynamics", [this] {
+    if (options_.engine == Engine::kMuJoCo) {
+      mj_forward(m_, d_);
+    } else {
+      ForwardNereid(false);
+    }
+  });
 }
 
 void Simulation::StepNereid() {
@@ -429,11 +457,13 @@ bool Simulation::TryStep(std::string* error) {
   // "this step diverged"
   for (int w : kDivergenceChecks) d_->warning[w].number = 0;
   step_start_time_ = d_->time;
-  if (options_.engine == Engine::kMuJoCo) {
-    mj_step(m_, d_);
-  } else {
-    StepNereid();
-  }
+  Guarded("the step", [this] {
+    if (options_.engine == Engine::kMuJoCo) {
+      mj_step(m_, d_);
+    } else {
+      StepNereid();
+    }
+  });
   for (int w : kDivergenceChecks) {
     if (d_->warning[w].number) {
       if (error) *error = DivergenceMessage();

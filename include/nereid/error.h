@@ -34,6 +34,14 @@ class DivergenceError : public Error {
   using Error::Error;
 };
 
+// MuJoCo raised a fatal error (mju_error) in a call Nereid made, e.g. its stack arena
+// overflowed (<size memory>); the message names the model and MuJoCo's reason, and the
+// simulation's data was reset (include/nereid/mujoco_log.h).
+class MuJoCoError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace nereid
 
 #endif  // NEREID_ERROR_H_

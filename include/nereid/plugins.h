@@ -102,6 +102,10 @@ class EngineScope {
 // The last configuration error a Nereid plugin reported on this thread, cleared on read.
 std::string TakeLastPluginError();
 
+// Nereid plugin objects alive in this process (one per instance per mjData): for leak
+// checks (a failed load must leave none behind).
+long LivePluginObjects();
+
 }  // namespace nereid
 
 #endif  // NEREID_PLUGINS_H_

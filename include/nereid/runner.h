@@ -29,6 +29,7 @@ struct RunResult {
   double sim_time = 0;   // s
   double wall_time = 0;  // s
   bool diverged = false;
+  bool mujoco_error = false;  // MuJoCo raised a fatal error (MuJoCoError) during the run
   std::string error;
 };
 
@@ -45,7 +46,8 @@ ResolvedInput ResolveInput(const std::string& input, std::optional<Engine> engin
                            std::optional<double> dt = std::nullopt);
 
 // Runs the job and writes its outputs. Throws ConfigError / LoadError for bad input; a
-// diverging state ends the run early with result.diverged (the outputs are still written).
+// diverging state ends the run early with result.diverged, a MuJoCo fatal error with
+// result.mujoco_error (the outputs are still written, ending at the last good state).
 RunResult Run(const RunOptions& options, std::ostream* log = nullptr);
 
 // Trajectory columns for a model: time, then per free-joint body

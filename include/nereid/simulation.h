@@ -19,6 +19,7 @@
 
 #include "nereid/current.h"
 #include "nereid/frames.h"
+#include "nereid/mujoco_log.h"
 #include "nereid/uk.h"
 
 namespace nereid {
@@ -84,8 +85,10 @@ class Simulation final {
 
   // Advances one time step. Throws DivergenceError when qpos, qvel or qacc stop being
   // finite or exceed 1e10 (MuJoCo has then reset the data to the model's defaults).
+  // Every call into MuJoCo (step, forward, reset, load) throws MuJoCoError if MuJoCo
+  // raises a fatal error (e.g. its stack arena overflows); the data is then reset.
   void Step();
-  // As Step, without exceptions: false (with a message) on divergence. No allocation.
+  // As Step, without exceptions for divergence: false (with a message). No allocation.
   bool TryStep(std::string* error = nullptr);
   // Forward dynamics at the current state (added mass included), without integrating.
   void Forward();
@@ -116,6 +119,9 @@ class Simulation final {
   std::vector<ConnectionReport> ConnectionReports() const;
   ConstraintMethod constraints() const { return options_.constraints; }
 
+  // Warnings MuJoCo raised in this simulation's calls (kept here, never printed).
+  const MuJoCoWarnings& mujoco_warnings() const { return warnings_; }
+
  private:
   Simulation(mjModel* m, std::string source, const SimulationOptions& options);
   void FindAddedMass();
@@ -125,6 +131,9 @@ class Simulation final {
   void RungeKutta4();
   void Advance(const mjtNum* act_dot, const mjtNum* qacc, const mjtNum* qvel);
   std::string DivergenceMessage() const;
+  // Runs f under CallMuJoCo; a MuJoCo fatal error resets the data and throws MuJoCoError.
+  template <class F>
+  void Guarded(const char* what, F&& f);
 
   mjModel* m_ = nullptr;
   mjData* d_ = nullptr;
@@ -141,6 +150,7 @@ class Simulation final {
   std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> jacobians_, mass_jacobians_;
   std::vector<Eigen::MatrixXd> inertias_;
   std::unique_ptr<uk::ConstraintSet> uk_;  // kUK with "uk:" welds only
+  MuJoCoWarnings warnings_;
 };
 
 }  // namespace nereid

@@ -16,6 +16,11 @@
 namespace nereid {
 namespace detail {
 void ReportPluginError(const std::string& message);
+// When init fails for `instance`, MuJoCo frees the mjData without calling destroy on the
+// instances it had already initialised: Nereid's among them are destroyed here.
+void DestroyInitialisedInstances(const mjModel* m, mjData* d, int instance);
+// Live plugin objects (all Nereid plugins, all mjData), for leak checks.
+void CountPluginObject(int delta);
 }  // namespace detail
 
 // T provides: kName, kAttributes (array of const char*), copy construction and assignment,
@@ -42,14 +47,19 @@ void RegisterPlugin(int capabilities) {
     try {
       std::unique_ptr<T> object = T::Create(m, d, instance);
       d->plugin_data[instance] = reinterpret_cast<uintptr_t>(object.release());
+      detail::CountPluginObject(1);
       return 0;
     } catch (const std::exception& e) {
       detail::ReportPluginError(e.what());
+      detail::DestroyInitialisedInstances(m, d, instance);
       return -1;
     }
   };
   p.destroy = +[](mjData* d, int instance) {
-    delete PluginObject<T>(d, instance);
+    if (T* object = PluginObject<T>(d, instance)) {
+      delete object;
+      detail::CountPluginObject(-1);
+    }
     d->plugin_data[instance] = 0;
   };
   p.copy = +[](mjData* dest, const mjModel*, const mjData* src, int instance) {
@@ -59,6 +69,7 @@ void RegisterPlugin(int capabilities) {
       *to = *from;  // dest was initialised (mj_copyData into a new mjData runs init first)
     } else if (from && !to) {
       dest->plugin_data[instance] = reinterpret_cast<uintptr_t>(new T(*from));
+      detail::CountPluginObject(1);
     }
   };
   p.reset = +[](const mjModel*, mjtNum*, void* data, int) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "nereid/error.h"
+#include "nereid/mujoco_log.h"
 #include "nereid/plugins.h"
 #include "nereid/tether.h"
 #include "tether/tether.h"
@@ -125,7 +126,12 @@ void ExpandTethers(mjSpec* spec) {
   // kinematics of the unexpanded model (its plugins are not needed for that: an mjData
   // made with nplugin = 0 skips their init; only mj_kinematics runs on it)
   m0->nplugin = 0;
-  std::unique_ptr<mjData, DataDeleter> d0(mj_makeData(m0.get()));
+  mjData* made = nullptr;
+  std::string error;
+  if (!CallMuJoCo([&] { made = mj_makeData(m0.get()); }, nullptr, &error)) {
+    throw ConfigError(std::string(kTetherPlugin) + ": MuJoCo error while laying out the tether: " + error);
+  }
+  std::unique_ptr<mjData, DataDeleter> d0(made);
   if (!d0) throw ConfigError(std::string(kTetherPlugin) + ": could not lay out the tether");
   const mjModel* m = m0.get();
   mjData* d = d0.get();

@@ -10,7 +10,7 @@ Gymnasium vector environment backed by it.
 """
 import os
 
-from ._nereid import BatchEnv, Error, tasks  # noqa: F401
+from ._nereid import BatchEnv, Error, MuJoCoError, tasks  # noqa: F401
 from ._nereid import default_model_dir as _compiled_model_dir
 
 

@@ -50,7 +50,9 @@ const float* CheckedActions(BatchEnv& env, const py::array_t<float, py::array::c
 
 PYBIND11_MODULE(_nereid, m) {
   m.doc() = "Nereid's C++ reinforcement-learning environments";
-  py::register_exception<nereid::Error>(m, "Error", PyExc_ValueError);
+  auto& error = py::register_exception<nereid::Error>(m, "Error", PyExc_ValueError);
+  // MuJoCo raised a fatal error (mju_error) in a step: a nereid.Error, never a process exit
+  py::register_exception<nereid::MuJoCoError>(m, "MuJoCoError", error.ptr());
 
   m.def("tasks", [] {
     py::list out;

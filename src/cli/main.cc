@@ -101,7 +101,7 @@ int Run(const std::vector<std::string>& args) {
   }
   if (options.input.empty()) throw Usage{"run needs a MODEL.xml or SCENARIO.json"};
   const nereid::RunResult result = nereid::Run(options, &std::cout);
-  return result.diverged ? 3 : 0;
+  return result.diverged ? 3 : result.mujoco_error ? 1 : 0;
 }
 
 int Bench(const std::vector<std::string>& args, const char* argv0) {

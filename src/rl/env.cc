@@ -4,10 +4,12 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "nereid/error.h"
 #include "nereid/rl.h"
@@ -97,6 +99,7 @@ struct BatchEnv::Pool {
   uint64_t generation = 0;
   int pending = 0;
   bool stop = false;
+  std::vector<std::exception_ptr> errors;  // per worker, for the current call
 };
 
 BatchEnv::BatchEnv(const std::string& task_id, int num_envs, int num_threads,
@@ -116,6 +119,7 @@ BatchEnv::BatchEnv(const std::string& task_id, int num_envs, int num_threads,
   diverged_.assign(n, 0);
   num_threads_ = std::min(num_threads, num_envs);
   pool_ = std::make_unique<Pool>();
+  pool_->errors.resize(static_cast<size_t>(num_threads_));
   for (int w = 1; w < num_threads_; ++w) pool_->threads.emplace_back([this, w] { WorkerLoop(w); });
 }
 
@@ -154,14 +158,28 @@ void BatchEnv::ParallelFor(F&& per_env) {
   struct Slices {
     F* per_env;
     int n, workers;
+    std::exception_ptr* errors;  // one per worker: a worker thread never lets one escape
     static void Run(void* self, int worker) {
       const Slices& s = *static_cast<Slices*>(self);
       const int begin = s.n * worker / s.workers, end = s.n * (worker + 1) / s.workers;
-      for (int i = begin; i < end; ++i) (*s.per_env)(i);
+      try {
+        for (int i = begin; i < end; ++i) (*s.per_env)(i);
+      } catch (...) {
+        s.errors[worker] = std::current_exception();
+      }
     }
-  } slices{&per_env, num_envs(), num_threads_};
+  } slices{&per_env, num_envs(), num_threads_, pool_->errors.data()};
+  auto rethrow = [&] {  // the first error by worker, in the calling thread; the rest dropped
+    std::exception_ptr first;
+    for (std::exception_ptr& e : pool_->errors) {
+      if (!first) first = e;
+      e = nullptr;
+    }
+    if (first) std::rethrow_exception(first);
+  };
   if (num_threads_ == 1) {
     Slices::Run(&slices, 0);
+    rethrow();
     return;
   }
   {
@@ -173,8 +191,11 @@ void BatchEnv::ParallelFor(F&& per_env) {
   }
   pool_->start.notify_all();
   Slices::Run(&slices, 0);  // the calling thread takes the first slice
-  std::unique_lock<std::mutex> lock(pool_->mutex);
-  pool_->done.wait(lock, [&] { return pool_->pending == 0; });
+  {
+    std::unique_lock<std::mutex> lock(pool_->mutex);
+    pool_->done.wait(lock, [&] { return pool_->pending == 0; });
+  }
+  rethrow();
 }
 
 void BatchEnv::Reset(uint64_t seed) {

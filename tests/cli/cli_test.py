@@ -19,8 +19,8 @@ def check(name, condition, detail=""):
     print(("ok   " if condition else "FAIL ") + name + ("" if condition else f": {detail}"))
 
 
-def run(*args):
-    return subprocess.run([nereid, *args], capture_output=True, text=True, timeout=600)
+def run(*args, cwd=None):
+    return subprocess.run([nereid, *args], capture_output=True, text=True, timeout=600, cwd=cwd)
 
 
 def read_csv(path):
@@ -83,13 +83,46 @@ boom = os.path.join(work, "boom.json")
 with open(boom, "w") as f:
     json.dump({"model": xml, "duration": 2,
                "wrenches": [{"body": "rov", "start": 0.5, "force": [0, 0, 1e13]}]}, f)
-p = run("run", boom, "--out", os.path.join(work, "boom"))
+quiet = os.path.join(work, "cwd_boom")  # MuJoCo would append to MUJOCO_LOG.TXT here
+os.makedirs(quiet, exist_ok=True)
+p = run("run", boom, "--out", os.path.join(work, "boom"), cwd=quiet)
 check("diverging run exits 3", p.returncode == 3, (p.returncode, p.stderr))
 s = json.load(open(os.path.join(work, "boom", "summary.json")))
 check("summary says diverged", s["status"] == "diverged" and "qacc" in s["error"], s["error"])
+check("MuJoCo's divergence warning is in the summary, not in MUJOCO_LOG.TXT or on stdout",
+      s["mujoco_warnings"]["count"] >= 1 and "QACC" in s["mujoco_warnings"]["messages"][0]
+      and not os.path.exists(os.path.join(quiet, "MUJOCO_LOG.TXT"))
+      and "WARNING" not in p.stdout, (s["mujoco_warnings"], os.listdir(quiet), p.stdout[-300:]))
 t = s["final_state"]["time"]
 check("summary keeps the last finite state", 0.49 < t < 0.51 and
       all(math.isfinite(x) for x in s["final_state"]["bodies"]["rov"]["position"]), t)
+
+# MuJoCo's fatal errors (mju_error) become Nereid errors: a stack arena too small for the
+# contacts made at t = 0.41 s (a box landing on a plane), and one too small for the first
+# forward pass (the box starts in contact)
+small = os.path.join(work, "small_memory.xml")
+with open(small, "w") as f:
+    f.write('<mujoco><size memory="8K"/><worldbody><geom type="plane" size="1 1 .1"/>'
+            '<body name="box" pos="0 0 1"><freejoint/><geom type="box" size=".1 .1 .1"/>'
+            '</body></worldbody></mujoco>')
+quiet = os.path.join(work, "cwd_small")
+os.makedirs(quiet, exist_ok=True)
+p = run("run", small, "--duration", "1", "--out", os.path.join(work, "small"), cwd=quiet)
+s = json.load(open(os.path.join(work, "small", "summary.json")))
+check("a MuJoCo error mid-run exits 1 with the outputs written up to the last good step",
+      p.returncode == 1 and s["status"] == "mujoco_error" and "mj_stackAlloc" in s["error"]
+      and "small_memory.xml" in s["error"] and 0.40 < s["final_state"]["time"] < 0.42
+      and not os.path.exists(os.path.join(quiet, "MUJOCO_LOG.TXT")),
+      (p.returncode, p.stderr[-400:], s["status"], s["final_state"]["time"], os.listdir(quiet)))
+with open(small, "w") as f:
+    f.write('<mujoco><size memory="8K"/><worldbody><geom type="plane" size="1 1 .1"/>'
+            '<body name="box" pos="0 0 .05"><freejoint/><geom type="box" size=".1 .1 .1"/>'
+            '</body></worldbody></mujoco>')
+p = run("run", small, "--duration", "1", "--out", os.path.join(work, "small1k"), cwd=quiet)
+check("a MuJoCo error at load exits 1 naming the model and MuJoCo's reason",
+      p.returncode == 1 and "small_memory.xml: MuJoCo error in forward dynamics" in p.stderr
+      and "mj_stackAlloc" in p.stderr
+      and not os.path.exists(os.path.join(quiet, "MUJOCO_LOG.TXT")), (p.returncode, p.stderr[-400:]))
 
 # the benchmark runs and writes its JSON (its figures are not judged here)
 bench = os.path.join(work, "bench.json")

@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include "nereid/error.h"
+#include "nereid/plugins.h"
 #include "nereid/scenario.h"
 #include "nereid/simulation.h"
 #include "test_util.h"
@@ -131,6 +132,20 @@ TEST_CASE("buoyancy and current: missing or out-of-range values") {
             .find("at most one is allowed") != std::string::npos);
 }
 
+TEST_CASE("a load that fails in a later plugin instance leaves no plugin object behind") {
+  const long before = LivePluginObjects();
+  // current and buoyancy initialise, then hydrodynamics refuses its damping
+  const std::string xml = test::SingleBody(test::Current() + test::Buoyancy(0.01, "0 0 0") +
+                                           test::Hydro(kZero6, "1 1 -1 1 1 1"));
+  for (int i = 0; i < 3; ++i) CHECK(LoadFailure<ConfigError>(xml).find("linear_damping") != std::string::npos);
+  CHECK(LivePluginObjects() == before);
+  {
+    auto sim = Simulation::LoadString(test::SingleBody(test::Current() + test::Buoyancy(0.01, "0 0 0")));
+    CHECK(LivePluginObjects() == before + 2);  // one per instance of the live mjData
+  }
+  CHECK(LivePluginObjects() == before);
+}
+
 TEST_CASE("malformed or missing MJCF") {
   try {
     Simulation::LoadString("<mujoco><worldbody><body></mujoco>", {}, "broken.xml");
@@ -172,6 +187,63 @@ TEST_CASE("a step that ends beyond the limit is not kept as a finite state") {
   CHECK_FALSE(sim->TryStep(&error));
   CHECK(error.find("qvel[2] (joint 'b_free')") != std::string::npos);
   for (int i = 0; i < m->nv; ++i) CHECK(std::abs(sim->data()->qvel[i]) <= mjMAXVAL);
+}
+
+// a box that lands on a plane at t = 0.41 s: MuJoCo's 8 KiB stack arena then overflows
+constexpr const char* kSmallArena =
+    "<mujoco><size memory=\"8K\"/><worldbody><geom type=\"plane\" size=\"1 1 .1\"/>"
+    "<body name=\"box\" pos=\"0 0 1\"><freejoint/><geom type=\"box\" size=\".1 .1 .1\"/>"
+    "</body></worldbody></mujoco>";
+
+TEST_CASE("a MuJoCo fatal error (mju_error) in a step becomes MuJoCoError, and the data is usable") {
+  for (Engine engine : {Engine::kNereid, Engine::kMuJoCo}) {
+    CAPTURE(ToString(engine));
+    SimulationOptions options;
+    options.engine = engine;
+    auto sim = Simulation::LoadString(kSmallArena, options, "small_arena.xml");
+    std::string message;
+    int steps = 0;
+    try {
+      for (; steps < 1000; ++steps) sim->Step();
+    } catch (const MuJoCoError& e) {
+      message = e.what();
+    }
+    CHECK(message.find("small_arena.xml: MuJoCo error in the step at t = 0.4") == 0);
+    CHECK(message.find("mj_stackAlloc") != std::string::npos);
+    CHECK(message.find("<size memory>") != std::string::npos);
+    CHECK(steps == 205);  // the step from t = 0.41 s (dt 2 ms)
+    // MuJoCo's stack marks were left half-way: the data was reset and steps again
+    CHECK(sim->data()->time == 0);
+    for (int k = 0; k < 10; ++k) sim->Step();
+    CHECK(sim->data()->time == doctest::Approx(0.02));
+  }
+}
+
+TEST_CASE("a MuJoCo fatal error in a forward pass or at load names the model") {
+  // an arena the compiler's own pass fits in, but not Nereid's first forward pass: refused
+  // at load; and one MuJoCo's compiler refuses itself (LoadError)
+  auto sim = Simulation::LoadString(kSmallArena, {}, "small_arena.xml");
+  mjData* d = sim->data();
+  d->qpos[2] = 0.05;  // the box through the plane: contacts at once
+  CHECK_THROWS_WITH_AS(sim->Forward(), doctest::Contains("small_arena.xml: MuJoCo error in forward dynamics at t = 0 s: mj_stackAlloc"),
+                       MuJoCoError);
+  CHECK(d->qpos[2] == 1);  // reset
+  std::string xml = kSmallArena;
+  xml.replace(xml.find("8K"), 2, "512");
+  CHECK_THROWS_WITH_AS(Simulation::LoadString(xml, {}, "small_arena.xml"), doctest::Contains("small_arena.xml"),
+                       Error);
+}
+
+TEST_CASE("MuJoCo's warnings go to the simulation, not to stdout or MUJOCO_LOG.TXT") {
+  const std::filesystem::path log = std::filesystem::current_path() / "MUJOCO_LOG.TXT";
+  std::filesystem::remove(log);
+  auto sim = Simulation::LoadString(test::SingleBody(test::Hydro(kZero6, "1 1 1 1 1 1", kZero6)),
+                                    {}, "vehicle.xml");
+  sim->data()->qvel[4] = std::nan("");
+  CHECK_FALSE(sim->TryStep());
+  REQUIRE(sim->mujoco_warnings().count() == 1);
+  CHECK(sim->mujoco_warnings().messages().front().find("QVEL") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(log));
 }
 
 TEST_CASE("scenario: malformed JSON and bad values name the file, the JSON path and the value") {

@@ -2,6 +2,8 @@
 
 Run by ctest with PYTHONPATH set to the build's python/ folder (or after `pip install .`).
 """
+import os
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -157,3 +159,21 @@ def test_one_batch_shared_by_python_threads_is_serialised():
     assert not errors
     batch.step(np.zeros((4, 8), np.float32))
     assert np.all(np.isfinite(batch.observations))
+
+
+def test_mujoco_fatal_error_is_a_python_exception(tmp_path):
+    # MuJoCo's stack arena too small for the model (<size memory="1K"/>): mj_stackAlloc
+    # calls mju_error, which would end the interpreter; Nereid raises instead
+    source = os.path.join(nereid.model_dir(), "bluerov2_heavy", "bluerov2_heavy.xml")
+    os.makedirs(tmp_path / "bluerov2_heavy")
+    with open(source) as f:
+        xml = f.read().replace('<mujoco model="bluerov2_heavy">',
+                               '<mujoco model="bluerov2_heavy"><size memory="1K"/>', 1)
+    (tmp_path / "bluerov2_heavy" / "bluerov2_heavy.xml").write_text(xml)
+    with pytest.raises(nereid.Error, match="bluerov2_heavy.xml.*mj_stackAlloc"):
+        nereid.BatchEnv("BlueROV2StationKeeping-v0", 2, 2, str(tmp_path))
+    assert issubclass(nereid.MuJoCoError, nereid.Error)
+    assert not os.path.exists("MUJOCO_LOG.TXT")
+    # the interpreter goes on
+    batch = nereid.BatchEnv("BlueROV2StationKeeping-v0", 2, 2)
+    batch.reset(0)

@@ -8,6 +8,7 @@
 #include <limits>
 #include <new>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -99,6 +100,33 @@ TEST_CASE("NaN or infinite actions are refused before any environment steps") {
   std::vector<float> obs(static_cast<size_t>(batch.observation_size()));
   actions[0] = std::nanf("");
   CHECK_THROWS_AS(batch.env(0).Step(actions.data(), obs.data()), ConfigError);
+}
+
+// a MuJoCo fatal error (mju_error) raised inside the step of every environment after 0.2 s
+void FailAfter(const mjModel*, mjData* d) {
+  if (d->time > 0.2) mju_error("test error at t = %g", d->time);
+}
+
+TEST_CASE("a MuJoCo fatal error in a worker thread reaches the caller as MuJoCoError") {
+  for (int threads : {1, 2}) {
+    BatchEnv batch("BlueROV2StationKeeping-v0", 4, threads);
+    batch.Reset(1);
+    std::vector<float> actions(static_cast<size_t>(4 * batch.action_size()), 0.f);
+    mjcb_control = &FailAfter;
+    std::string message;
+    try {
+      for (int k = 0; k < 100; ++k) batch.Step(actions.data());
+    } catch (const MuJoCoError& e) {
+      message = e.what();
+    }
+    mjcb_control = nullptr;
+    CHECK(message.find("MuJoCo error in the step at t = 0.2") != std::string::npos);
+    CHECK(message.find("test error") != std::string::npos);
+    // the process and the batch go on
+    batch.Reset(1);
+    batch.Step(actions.data());
+    for (int i = 0; i < 4 * batch.observation_size(); ++i) CHECK(std::isfinite(batch.observations()[i]));
+  }
 }
 
 TEST_CASE("a diverging state ends the episode with a flag, and the environment goes on") {
