@@ -220,11 +220,16 @@ void App::ApplyInputs() {
 bool App::StepOnce() {
   ApplyInputs();
   std::string error;
-  if (sim_->TryStep(&error)) return true;
+  try {
+    if (sim_->TryStep(&error)) return true;
+    error = "diverged: " + error;
+  } catch (const MuJoCoError& e) {  // e.g. the arena overflows: the data was reset
+    error = e.what();
+  }
   // MuJoCo has reset the state; pause and say why instead of stepping on
   paused_ = true;
   diverged_ = true;
-  message_ = "diverged: " + error + " (Backspace resets)";
+  message_ = error + " (Backspace resets)";
   return false;
 }
 

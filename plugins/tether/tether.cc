@@ -82,8 +82,10 @@ Config Config::FromModel(const mjModel* m, int instance) {
   if (!(c.mass_per_metre > 0)) reader.Fail("mass_per_metre", "must be > 0 (kg/m, in air)");
   if (c.model == Model::kLumped) {
     const double segments = reader.Numbers("segments", 1, true)->front();
-    if (!(segments >= 1) || segments != std::floor(segments) || segments > 100000) {
-      reader.Fail("segments", "must be a whole number >= 1");
+    if (!(segments >= 1) || segments != std::floor(segments) || segments > kMaxSegments) {
+      reader.Fail("segments", "must be a whole number in 1.." + std::to_string(kMaxSegments) +
+                                  " (a chain of bodies: its mass matrix is dense, so loading and "
+                                  "every step grow with segments^3; about 10 s to load 500)");
     }
     c.segments = static_cast<int>(segments);
   } else {

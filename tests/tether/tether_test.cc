@@ -391,7 +391,14 @@ std::string LoadError(const Keys& keys, const std::string& bodies = FixedVehicle
 TEST_CASE("bad values name the file, instance, key and value") {
   Keys keys = Cable(10, 0);
   CHECK(LoadError(keys).find("tether.xml: nereid.tether instance 'tether': key 'segments' = '0': "
-                             "must be a whole number >= 1") == 0);
+                             "must be a whole number in 1..500") == 0);
+  // a size from the user is bounded (100,000 would never finish loading)
+  for (const char* n : {"501", "100000", "1e9"}) {
+    keys = Cable(10, 4);
+    keys["segments"] = n;
+    CHECK(LoadError(keys).find(std::string("key 'segments' = '") + n + "': must be a whole number in 1..500") !=
+          std::string::npos);
+  }
   keys = Cable(10, 4);
   keys["diameter"] = "-0.01";
   CHECK(LoadError(keys).find("tether.xml: nereid.tether instance 'tether': key 'diameter' = "
