@@ -13,6 +13,7 @@
 
 #include <algorithm>
 
+#include "nereid/current.h"
 #include "nereid/frames.h"
 
 namespace nereid::restoring {
@@ -37,6 +38,17 @@ inline void WorldZExtent(const Vec3& lo, const Vec3& hi, const Mat3& R, const Ve
 // Buoyancy force in the world frame: -rho V f g (opposes gravity g, m/s^2).
 inline Vec3 BuoyancyForce(double rho, double volume, double fraction, const Vec3& gravity) {
   return -rho * volume * fraction * gravity;
+}
+
+// The water's acceleration at a fixed point, Dv_c/Dt = dv_c/dt + (v_c . grad) v_c, for a
+// current that varies in time and along world z only (m/s^2, world frame).
+inline Vec3 WaterAcceleration(const CurrentSample& c) { return c.d_dt + c.velocity.z() * c.d_dz; }
+
+// Froude-Krylov force of an accelerating current on the displaced water, world frame:
+// rho V f Dv_c/Dt (the pressure gradient that accelerates the water accelerates the body
+// too; Fossen's added-mass term M_A dv_c/dt is the rest of the fluid's inertia force).
+inline Vec3 FroudeKrylovForce(double rho, double volume, double fraction, const CurrentSample& c) {
+  return rho * volume * fraction * WaterAcceleration(c);
 }
 
 }  // namespace nereid::restoring

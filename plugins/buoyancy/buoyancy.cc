@@ -4,9 +4,11 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "common/config_reader.h"
 #include "common/plugin_base.h"
+#include "current/current.h"
 #include "nereid/kinematics.h"
 #include "nereid/restoring.h"
 
@@ -67,6 +69,8 @@ std::unique_ptr<Buoyancy> Buoyancy::Create(const mjModel* m, mjData*, int instan
   auto b = std::make_unique<Buoyancy>();
   b->config_ = BuoyancyConfig::FromModel(m, instance);
   b->free_dof_ = FreeJointDof(m, b->config_.body);
+  const std::vector<int> currents = FindPluginInstances(m, kCurrentPlugin);
+  b->current_instance_ = currents.empty() ? -1 : currents.front();
   return b;
 }
 
@@ -83,10 +87,16 @@ void Buoyancy::Compute(const mjModel* m, mjData* d, int) noexcept {
                            : Vec3(m->opt.gravity[0], m->opt.gravity[1], m->opt.gravity[2]);
   last_force_ = restoring::BuoyancyForce(config_.fluid_density, config_.volume, last_fraction_,
                                          gravity);
-  if (last_force_.isZero(0)) return;
   const Vec3 point = p + R * config_.center_of_buoyancy;
-  const Vec3 torque = Vec3::Zero();
-  ApplyWrench(m, d, b, free_dof_, last_force_, torque, point, d->qfrc_passive);
+  last_froude_krylov_.setZero();
+  if (const CurrentField* water = CurrentPlugin::Field(d, current_instance_)) {
+    const CurrentSample c = water->Evaluate(d->time, point.z());
+    last_froude_krylov_ = restoring::FroudeKrylovForce(config_.fluid_density, config_.volume,
+                                                       last_fraction_, c);
+  }
+  const Vec3 force = last_force_ + last_froude_krylov_;
+  if (force.isZero(0)) return;
+  ApplyWrench(m, d, b, free_dof_, force, Vec3::Zero(), point, d->qfrc_passive);
 }
 
 void Buoyancy::RegisterPlugin() { RegisterPassivePlugin<Buoyancy>(); }

@@ -2,7 +2,10 @@
 // nereid.buoyancy: buoyancy of one body, rho V f |g| upwards at the centre of buoyancy,
 // with f the submerged fraction of the body's equivalent box (free surface at world
 // z = 0; nereid/restoring.h). The body's weight is MuJoCo's gravity at its centre of mass;
-// together they make Fossen's restoring forces g(eta). Keys and units: README.md.
+// together they make Fossen's restoring forces g(eta). In a current that accelerates, the
+// same pressure field adds the Froude-Krylov force rho V f Dv_c/Dt at the centre of
+// buoyancy (the added-mass part M_A dv_c/dt is nereid.hydrodynamics'), so that a neutrally
+// buoyant body moves with the water. Keys and units: README.md.
 #ifndef NEREID_PLUGINS_BUOYANCY_BUOYANCY_H_
 #define NEREID_PLUGINS_BUOYANCY_BUOYANCY_H_
 
@@ -23,17 +26,25 @@ class Buoyancy final {
   static std::unique_ptr<Buoyancy> Create(const mjModel* m, mjData* d, int instance);
   static void RegisterPlugin();
   void Compute(const mjModel* m, mjData* d, int instance) noexcept;
-  void Reset() noexcept { last_force_.setZero(); last_fraction_ = 0; }
+  void Reset() noexcept {
+    last_force_.setZero();
+    last_froude_krylov_.setZero();
+    last_fraction_ = 0;
+  }
 
   const BuoyancyConfig& config() const { return config_; }
-  const Vec3& last_force() const { return last_force_; }  // world frame, N
+  const Vec3& last_force() const { return last_force_; }  // buoyancy, world frame, N
+  // rho V f Dv_c/Dt of an accelerating current, world frame, N (zero in steady water)
+  const Vec3& last_froude_krylov() const { return last_froude_krylov_; }
   double last_fraction() const { return last_fraction_; }
 
  private:
   BuoyancyConfig config_;
   Vec3 last_force_ = Vec3::Zero();
+  Vec3 last_froude_krylov_ = Vec3::Zero();
   double last_fraction_ = 0;
-  int free_dof_ = -1;  // first dof of the body's free joint, or -1
+  int free_dof_ = -1;          // first dof of the body's free joint, or -1
+  int current_instance_ = -1;  // the model's nereid.current instance, or -1
 };
 
 }  // namespace nereid

@@ -23,10 +23,12 @@ void CheckKnots(const std::vector<double>& knots, size_t nvalues, const std::str
   }
 }
 
-// piecewise-linear interpolation with end values held; slope is zero outside the knots
+// piecewise-linear interpolation with end values held; the slope is the right-hand one
+// (at a knot, that of the segment that starts there; zero from the last knot on and
+// before the first)
 void Interpolate(const std::vector<double>& x, const std::vector<Vec3>& y, double at,
                  Vec3* value, Vec3* slope) {
-  if (x.size() == 1 || at <= x.front()) { *value = y.front(); slope->setZero(); return; }
+  if (x.size() == 1 || at < x.front()) { *value = y.front(); slope->setZero(); return; }
   if (at >= x.back()) { *value = y.back(); slope->setZero(); return; }
   const size_t i = static_cast<size_t>(std::upper_bound(x.begin(), x.end(), at) - x.begin());
   const double h = x[i] - x[i - 1];

@@ -1,6 +1,8 @@
 // Copyright Nereid authors.
 // nereid.hydrodynamics stepped by the engine, against closed forms and conservation laws.
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -211,6 +213,41 @@ TEST_CASE("current: no hydrodynamic force on a body moving with the current") {
   for (int k = 0; k < 100; ++k) sim->Step();
   CHECK(d->qvel[0] == doctest::Approx(0.3).epsilon(1e-12));
   CHECK(d->qvel[1] == doctest::Approx(0.4).epsilon(1e-12));
+}
+
+TEST_CASE("current: a neutrally buoyant body moves with water that accelerates (1e-9)") {
+  // (m + M_A) a = (rho V + M_A) a_c with m = rho V: Froude-Krylov (nereid.buoyancy) plus
+  // added mass (nereid.hydrodynamics) give a = a_c, from the first step (the slope of the
+  // time profile at its first knot) on; with plain mj_step (added mass dropped) too
+  const Vec3 a_c(0.4, -0.2, 0.1);
+  const std::string profile = "0 0 0 0  2 " + std::to_string(2 * a_c.x()) + " " +
+                              std::to_string(2 * a_c.y()) + " " + std::to_string(2 * a_c.z());
+  const std::string current = "    <plugin plugin='nereid.current'><instance name='current'>\n"
+                              "      <config key='time_profile' value='" + profile + "'/>\n"
+                              "    </instance></plugin>\n";
+  for (Engine engine : {Engine::kNereid, Engine::kMuJoCo}) {
+    CAPTURE(ToString(engine));
+    SimulationOptions options;
+    options.engine = engine;
+    auto sim = Simulation::LoadString(
+        test::SingleBody(test::Hydro("5 8 8 0.1 0.1 0.1", "10 12 12 1 1 1", "20 30 30 0.5 0.5 0.5") +
+                             test::Buoyancy(10.0 / 1000, "0 0 0") + current,
+                         10, "0.1 0.16 0.16", true, "Euler", 0.01),
+        options);
+    mjData* d = sim->data();
+    d->qpos[3] = std::cos(0.4);  // turned about an oblique axis: M_A is not world-aligned
+    d->qpos[4] = std::sin(0.4) * 0.6;
+    d->qpos[6] = std::sin(0.4) * 0.8;
+    double worst = 0;
+    for (int k = 0; k < 150; ++k) {
+      sim->Step();
+      for (int i = 0; i < 3; ++i) worst = std::max(worst, std::abs(d->qacc[i] - a_c[i]));
+      for (int i = 3; i < 6; ++i) worst = std::max(worst, std::abs(d->qacc[i]));
+    }
+    MESSAGE("largest |qacc - a_c| over 1.5 s: " << worst << " m/s^2");
+    CHECK(worst < 1e-9);
+    CHECK(d->qvel[0] == doctest::Approx(1.5 * a_c.x()).epsilon(1e-9));
+  }
 }
 
 TEST_CASE("current can be changed at run time through the Simulation") {

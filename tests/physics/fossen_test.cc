@@ -166,6 +166,12 @@ TEST_CASE("current: constant, time and depth profiles") {
   CHECK(s.d_dt.x() == doctest::Approx(0.1));
   CHECK(t.Evaluate(20, 0).velocity.x() == 1);  // end value held
   CHECK(t.Evaluate(20, 0).d_dt.x() == 0);
+  CHECK(t.Evaluate(0, 0).d_dt.x() == doctest::Approx(0.1));  // first knot: its segment's slope
+  CHECK(t.Evaluate(-1, 0).d_dt.x() == 0);                     // before it: held
+  const CurrentSample rising{Vec3(0.5, 0, 0.2), Vec3(0.1, 0, 0), Vec3(0.3, 0, 0)};
+  // Dv/Dt = dv/dt + v_z dv/dz; Froude-Krylov rho V f Dv/Dt
+  CHECK(restoring::WaterAcceleration(rising).x() == doctest::Approx(0.1 + 0.2 * 0.3));
+  CHECK(restoring::FroudeKrylovForce(1000, 0.01, 0.5, rising).x() == doctest::Approx(5 * 0.16));
   const CurrentField d = CurrentField::DepthProfile({0, 20}, {Vec3(1, 0, 0), Vec3(0, 0, 0)});
   const CurrentSample at = d.Evaluate(0, -5);  // 5 m deep
   CHECK(at.velocity.x() == doctest::Approx(0.75));
