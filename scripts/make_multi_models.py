@@ -75,10 +75,12 @@ def main():
   Seed 001 (001_ebc57dd9f65e5546.txt) Section 6, Case A (hydrostatic): vehicles A and B,
   20 kg, I = diag(1, 1, 1) kg m^2, neutrally buoyant, centre of buoyancy 0.1 m above the
   CG (FRD r_b = [0, 0, -0.1]), joined by a massless rod of length l = {l} m along A's y
-  axis; B rolled 90 deg relative to A (quaternion [0.707, 0.707, 0, 0], Table 1). No
-  added mass or damping (not given in the seed). Equilibrium: A at -45 deg, B at +45 deg
-  roll; Table 2 first peak times 2.07 / 3.874 / 5.733 s (analytical, l = 1 / 2 / 3 m).""",
-              [vehicle("A", "0 0 -10"), vehicle("B", f"0 {l} -10", quat=f"{r2} {r2} 0 0")],
+  axis; B rolled 90 deg relative to A (quaternion [0.707, 0.707, 0, 0], Table 1). Table 1
+  puts B at eta = [0, l, 0] in NED: l m to starboard, i.e. at y = -{l} in the z-up FLU
+  world (so that A sinks and B sways negative first, as Fig. 5 shows). No added mass or
+  damping (not given in the seed). Equilibrium: A at -45 deg, B at +45 deg roll; Table 2
+  first peak times 2.07 / 3.874 / 5.733 s (analytical, l = 1 / 2 / 3 m).""",
+              [vehicle("A", "0 0 -10"), vehicle("B", f"0 {-l} -10", quat=f"{r2} {r2} 0 0")],
               ['<weld name="uk:rod" body1="A" body2="B"/>'])
     for xu in (5, 10, 15):
         model(f"case_b_xu{xu}", f"""

@@ -30,6 +30,17 @@ sys.path.insert(0, str(ROOT / "tools"))
 import seed004_reduced  # noqa: E402
 
 
+def body_velocity(t, body):
+    """A free body's linear velocity in its own (FLU) frame, R^T v, from a trajectory."""
+    q = np.stack([t[f"{body}.qw"], t[f"{body}.qx"], t[f"{body}.qy"], t[f"{body}.qz"]], axis=1)
+    v = np.stack([t[f"{body}.vx"], t[f"{body}.vy"], t[f"{body}.vz"]], axis=1)
+    w, x, y, z = q.T
+    R = np.stack([np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+                  np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+                  np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)], 1)
+    return np.einsum("nji,nj->ni", R, v)
+
+
 def load_csv(path):
     """Numeric columns of a CSV file (text columns, such as mpc.csv's status, are left out)."""
     with open(path) as f:
@@ -152,8 +163,11 @@ def uvmms_figure(out_dir, title, png):
         ax.plot(t["time"], v, "C0", label="Nereid")
         ax.set_ylabel(labels[k])
         ax.grid(alpha=0.3)
-        e = np.interp(ref["time"], t["time"], v) - r
-        errors[k] = np.sqrt(np.mean((wrap(e) if k in ("phi", "theta", "psi") else e) ** 2))
+        angle = k in ("phi", "theta", "psi")
+        # angles are unwrapped before interpolating: a sample pair across the +-pi jump
+        # would otherwise interpolate through 0 (psi's RMS in 6.6 read 0.216 for 0.200 rad)
+        e = np.interp(ref["time"], t["time"], np.unwrap(v) if angle else v) - r
+        errors[k] = np.sqrt(np.mean((wrap(e) if angle else e) ** 2))
     for j in (1, 2, 3):
         ax = axes[j - 1, 2]
         for k in (1, 2, 3, 4):
@@ -224,7 +238,7 @@ def seed003(r, figdir):
     rk_diff = max(np.abs(np.interp(t5["time"], t5rk["time"], t5rk[f"arm{k}_q{j}.q"]) - t5[f"arm{k}_q{j}.q"]).max()
                   for k in (1, 2, 3, 4) for j in (1, 2, 3))
     pose5rk = ned_pose(t5rk)
-    rk_pose = max(np.abs(wrap(np.interp(t5["time"], t5rk["time"], pose5rk[k]) - pose5[k])).max()
+    rk_pose = max(np.abs(wrap(np.interp(t5["time"], t5rk["time"], np.unwrap(pose5rk[k])) - pose5[k])).max()
                   for k in ("phi", "theta", "psi"))
     d66 = r.run("uvmms_spiral", "run", "scenarios/vms/uvmms_spiral.json", "--record-every", "20")
     t6, ref6, pose6, err66 = uvmms_figure(d66, "Seed 003 sec. 6.6: spiral, fully actuated, Table 5 gains (cf. seed Fig. 15)",
@@ -440,18 +454,9 @@ def seed002_mpc(r, figdir):
     fig.savefig(figdir / "seed002_fig61_yz.png", dpi=110)
     plt.close(fig)
 
-    def body_velocity(t):
-        q = np.stack([t["raybot.qw"], t["raybot.qx"], t["raybot.qy"], t["raybot.qz"]], axis=1)
-        v = np.stack([t["raybot.vx"], t["raybot.vy"], t["raybot.vz"]], axis=1)
-        w, x, y, z = q.T
-        R = np.stack([np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
-                      np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
-                      np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)], 1)
-        return np.einsum("nji,nj->ni", R, v)
-
     fig, ax = plt.subplots(3, 2, figsize=(11, 8), sharex="col")
     for col, (t, label) in enumerate(((tp, "cascaded PID"), (tm, "MPC"))):
-        nu = body_velocity(t)
+        nu = body_velocity(t, "raybot")
         for k, (name, key) in enumerate((("y", "raybot.py"), ("z", "raybot.pz"))):
             ax[0, col].plot(t["time"], t[key], label=name)
         ax[0, col].set_ylabel("position [m]")
@@ -633,6 +638,7 @@ def seed001_000(r, figdir):
     # Case A: roll of A, and the first peak from the cross-check
     fig, ax = plt.subplots(figsize=(8, 4))
     rows = []
+    runs_a = {}
     for l in (1, 2, 3):
         cc = r.run(f"case_a_l{l}", "crosscheck", f"scenarios/crosscheck/case_a_l{l}.json", "--no-plots")
         rep = json.load(open(cc / "report.json"))
@@ -640,6 +646,7 @@ def seed001_000(r, figdir):
         run = r.run(f"case_a_l{l}_run", "run", f"models/multi/case_a_l{l}.xml", "--duration", "8",
                     "--integrator", "rk4", "--dt", "0.002", "--record-every", "5")
         t = load_csv(run / "trajectory.csv")
+        runs_a[l] = t
         body = [c[:-3] for c in t if c.endswith(".qw")][0]
         ax.plot(t["time"], roll_of(t, body), f"C{l - 1}", label=f"l = {l} m, Nereid (body {body})")
         ax.axvline(ref["first_peak_seed_simulation_s"], color=f"C{l - 1}", ls="--", lw=0.8)
@@ -651,6 +658,21 @@ def seed001_000(r, figdir):
     ax.set_xlabel("time [s]"); ax.set_ylabel("roll of A [deg]"); ax.grid(alpha=0.3); ax.legend(fontsize=8)
     ax.set_title("Seed 001 Case A (dashed: seed's simulated first peak; dotted: analytical)")
     fig.tight_layout(); fig.savefig(figdir / "seed001_case_a.png", dpi=100); plt.close(fig)
+    # Fig. 5: heave w of A and sway v of B, body-frame FRD (w = -z, v = -y of FLU)
+    fig, ax = plt.subplots(1, 2, figsize=(10, 3.6), sharex=True)
+    first = []
+    for l, t in runs_a.items():
+        w_a = -body_velocity(t, "A")[:, 2]
+        v_b = -body_velocity(t, "B")[:, 1]
+        ax[0].plot(t["time"], w_a, f"C{l - 1}", label=f"l = {l} m")
+        ax[1].plot(t["time"], v_b, f"C{l - 1}", label=f"l = {l} m")
+        k = int(np.argmax(np.abs(w_a) > 1e-3))
+        first.append(f"l = {l} m: w_A {'+' if w_a[k] > 0 else '-'}, v_B {'+' if v_b[k] > 0 else '-'}")
+    ax[0].set_ylabel("heave w of A [m/s] (FRD)"); ax[1].set_ylabel("sway v of B [m/s] (FRD)")
+    for a in ax:
+        a.set_xlabel("time [s]"); a.grid(alpha=0.3); a.legend(fontsize=8)
+    fig.suptitle("Seed 001 Fig. 5: A is forced down (w > 0), B sways negative")
+    fig.tight_layout(); fig.savefig(figdir / "seed001_case_a_fig5.png", dpi=100); plt.close(fig)
     text.append("""### Case A: hydrostatic roll oscillation
 
 ![case A](validation/seed001_case_a.png)
@@ -662,6 +684,13 @@ def seed001_000(r, figdir):
 Nereid's runs start 45° from equilibrium, where the nonlinear pendulum's period is about
 4 % longer than the linearised analytical column; the seed's simulation is 2–5 % longer
 too. The seed's inertia and damping are not given (docs/crosscheck.md).
+
+Fig. 5's translations. Table 1 puts B at η = [0, l, 0] in NED, l m to starboard of A
+(y = −l in Nereid's z-up world). The seed: "vehicle A is forced down in positive heave
+while vehicle B will move in negative sway". Nereid's first motion:
+""" + "; ".join(first) + """ (the test `uk_rigid` "Case A as shipped" checks these signs).
+
+![case A, Fig. 5](validation/seed001_case_a_fig5.png)
 """)
     # Case B: the assembly's path
     fig, ax = plt.subplots(figsize=(7, 4))

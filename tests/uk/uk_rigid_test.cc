@@ -9,6 +9,8 @@
 #include <doctest/doctest.h>
 
 #include "nereid/error.h"
+#include "nereid/frames.h"
+#include "nereid/kinematics.h"
 #include "nereid/simulation.h"
 #include "test_util.h"
 #include "uk_test_util.h"
@@ -136,7 +138,8 @@ TEST_CASE("two-body UK assembly equals the merged single body (added mass, dampi
 double CaseAPeakTime(double l, double amplitude_deg, double dt) {
   const double rho = 1000, m = 20;
   Vehicle a{.name = "A", .pos = "0 0 -10", .volume = m / rho};
-  Vehicle b{.name = "B", .pos = "0 " + std::to_string(l) + " -10",
+  // B to starboard (Table 1: eta_B = [0, l, 0] in NED), y = -l in the z-up world
+  Vehicle b{.name = "B", .pos = "0 " + std::to_string(-l) + " -10",
             .quat = "0.70710678118654752 0.70710678118654752 0 0", .volume = m / rho};
   char option[96];
   std::snprintf(option, sizeof(option), "timestep='%g' integrator='RK4'", dt);
@@ -146,8 +149,8 @@ double CaseAPeakTime(double l, double amplitude_deg, double dt) {
   // roll_A = -45 deg + amplitude (equilibrium: A at -45 deg, B at +45 deg)
   const double phi = (-45.0 + amplitude_deg) * std::numbers::pi / 180;
   const Quat R(Eigen::AngleAxisd(phi, Vec3::UnitX()));
-  const Vec3 P(0, l / 2, -10);
-  const Vec3 xa = P + R * Vec3(0, -l / 2, 0), xb = P + R * Vec3(0, l / 2, 0);
+  const Vec3 P(0, -l / 2, -10);
+  const Vec3 xa = P + R * Vec3(0, l / 2, 0), xb = P + R * Vec3(0, -l / 2, 0);
   const Quat qa = R, qb = R * Quat(0.70710678118654752, 0.70710678118654752, 0, 0).normalized();
   mjData* d = sim->data();
   for (int i = 0; i < 3; ++i) { d->qpos[i] = xa[i]; d->qpos[7 + i] = xb[i]; }
@@ -183,6 +186,31 @@ TEST_CASE("Case A, small amplitude: first peak at pi sqrt(I/K) (seed 001 Table 2
             << " s (error " << 100 * (t - expected) / expected << " %), seed Table 2: "
             << table[i] << " s");
     CHECK(std::abs(t - expected) < 0.005 * expected);
+  }
+}
+
+TEST_CASE("Case A as shipped: A sinks and B sways negative first (seed 001 Table 1, Fig. 5)") {
+  for (int l = 1; l <= 3; ++l) {
+    CAPTURE(l);
+    auto sim = Simulation::LoadFile(test::ModelPath("multi/case_a_l" + std::to_string(l) + ".xml"), UK());
+    const mjModel* m = sim->model();
+    mjData* d = sim->data();
+    const int a = mj_name2id(m, mjOBJ_BODY, "A"), b = mj_name2id(m, mjOBJ_BODY, "B");
+    // FLU -> FRD (the conversion is its own inverse)
+    auto FrdFromFlu = [](const Vec3& v) { return ToMujoco(v, BodyFrame::kFRD); };
+    // Table 1: B at eta = [0, l, 0] in NED, l m to starboard of A (FRD y)
+    const Vec3 offset_frd = FrdFromFlu(BodyRotation(d, a).transpose() *
+                                       (BodyPosition(d, b) - BodyPosition(d, a)));
+    CHECK(offset_frd.isApprox(Vec3(0, l, 0), 1e-12));
+    for (int s = 0; s < 250; ++s) sim->Step();  // 0.5 s
+    // body-frame FRD velocities: A's heave w and B's sway v (Fig. 5)
+    auto frd_velocity = [&](int body) {
+      const int dof = m->jnt_dofadr[m->body_jntadr[body]];
+      const Vec3 world(d->qvel[dof], d->qvel[dof + 1], d->qvel[dof + 2]);
+      return FrdFromFlu(BodyRotation(d, body).transpose() * world);
+    };
+    CHECK(frd_velocity(a).z() > 1e-3);   // A is forced down: positive heave
+    CHECK(frd_velocity(b).y() < -1e-3);  // B moves in negative sway
   }
 }
 
