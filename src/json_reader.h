@@ -39,11 +39,7 @@ inline nlohmann::json ParseJson(const std::string& text, const std::string& sour
 }
 
 // A value for an error message: its JSON text, cut to at most 80 characters.
-inline std::string Excerpt(const nlohmann::json& value) {
-  std::string text = value.dump();
-  if (text.size() > 80) text = text.substr(0, 77) + "...";
-  return text;
-}
+inline std::string Excerpt(const nlohmann::json& value) { return ::nereid::Excerpt(std::string_view(value.dump())); }
 
 class JsonReader {
  public:

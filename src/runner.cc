@@ -102,7 +102,7 @@ ResolvedInput ResolveInput(const std::string& input, std::optional<Engine> engin
     r.scenario = Scenario::FromFile(input);
     r.model = r.scenario->model;
   } else if (!EndsWith(input, ".xml") && !EndsWith(input, ".mjcf")) {
-    throw ConfigError(input + ": expected an MJCF model (.xml) or a scenario (.json)");
+    throw ConfigError(Excerpt(input) + ": expected an MJCF model (.xml) or a scenario (.json)");
   }
   const std::optional<Scenario>& s = r.scenario;
   r.options.engine = engine.value_or(s && s->engine ? *s->engine : Engine::kNereid);

@@ -54,6 +54,15 @@ int ReadInt(const Reader& r, const json& j, const std::string& path, int lo, int
 }
 
 constexpr long kMaxPathPoints = 1000000;
+// positions and lengths of a path, m: beyond this, doubles lose the millimetres a path
+// follower works in (a wall offset of 9e15 m made the follower's search spin forever)
+constexpr double kMaxCoordinate = 1e5;
+
+double Coordinate(const Reader& r, const json& value, const std::string& path) {
+  const double x = r.Number(value, path);
+  if (!(std::abs(x) <= kMaxCoordinate)) r.Fail(path, "must be within +-1e5 m", &value);
+  return x;
+}
 
 Path ReadPath(const Reader& r, const json& pj, const std::string& pp) {
   Path path;
@@ -64,11 +73,17 @@ Path ReadPath(const Reader& r, const json& pj, const std::string& pp) {
     const std::string zp = pp + "/zigzag";
     r.Keys(z, zp, {"wall_offset", "y0", "z_top", "stroke_height", "stroke_spacing", "strokes", "point_spacing", "num"});
     ZigZagSpec spec;
-    if (z.contains("wall_offset")) spec.wall_offset = r.Number(z["wall_offset"], zp + "/wall_offset");
-    if (z.contains("y0")) spec.y0 = r.Number(z["y0"], zp + "/y0");
-    if (z.contains("z_top")) spec.z_top = r.Number(z["z_top"], zp + "/z_top");
-    if (z.contains("stroke_height")) spec.stroke_height = r.Positive(z["stroke_height"], zp + "/stroke_height");
-    if (z.contains("stroke_spacing")) spec.stroke_spacing = r.Positive(z["stroke_spacing"], zp + "/stroke_spacing");
+    if (z.contains("wall_offset")) spec.wall_offset = Coordinate(r, z["wall_offset"], zp + "/wall_offset");
+    if (z.contains("y0")) spec.y0 = Coordinate(r, z["y0"], zp + "/y0");
+    if (z.contains("z_top")) spec.z_top = Coordinate(r, z["z_top"], zp + "/z_top");
+    if (z.contains("stroke_height")) {
+      spec.stroke_height = Coordinate(r, z["stroke_height"], zp + "/stroke_height");
+      if (!(spec.stroke_height > 0)) r.Fail(zp + "/stroke_height", "must be > 0", &z["stroke_height"]);
+    }
+    if (z.contains("stroke_spacing")) {
+      spec.stroke_spacing = Coordinate(r, z["stroke_spacing"], zp + "/stroke_spacing");
+      if (!(spec.stroke_spacing > 0)) r.Fail(zp + "/stroke_spacing", "must be > 0", &z["stroke_spacing"]);
+    }
     if (z.contains("point_spacing") && z.contains("num")) r.Fail(zp, "give point_spacing or num, not both", &z);
     if (z.contains("point_spacing")) {
       spec.point_spacing = r.Number(z["point_spacing"], zp + "/point_spacing");
@@ -88,7 +103,11 @@ Path ReadPath(const Reader& r, const json& pj, const std::string& pp) {
     const json& points = pj["points"];
     if (!points.is_array() || points.empty()) r.Fail(pp + "/points", "expected a non-empty array of [x, y, z]", &points);
     for (size_t i = 0; i < points.size(); ++i) {
-      path.points.push_back(r.Vector3(points[i], pp + "/points/" + std::to_string(i)));
+      const Vec3 p = r.Vector3(points[i], pp + "/points/" + std::to_string(i));
+      if (!(p.cwiseAbs().maxCoeff() <= kMaxCoordinate)) {
+        r.Fail(pp + "/points/" + std::to_string(i), "coordinates must be within +-1e5 m", &points[i]);
+      }
+      path.points.push_back(p);
     }
   }
   return path;
@@ -242,7 +261,7 @@ Scenario::MpcFactory& MpcFactorySlot() {
 
 Scenario Scenario::FromFile(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw ConfigError(path + ": cannot open the scenario file");
+  if (!in) throw ConfigError(Excerpt(path) + ": cannot open the scenario file");
   std::stringstream text;
   text << in.rdbuf();
   const std::string base = std::filesystem::path(path).parent_path().string();
@@ -259,7 +278,11 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
   Scenario s;
   s.source = source;
   if (!root.contains("model")) r.Fail("/model", "missing required key (path of an MJCF file)");
-  std::filesystem::path model = r.String(root["model"], "/model");
+  const std::string model_text = r.String(root["model"], "/model");
+  if (model_text.size() > 1024) {
+    r.Fail("/model", "a path of " + std::to_string(model_text.size()) + " characters; at most 1024");
+  }
+  std::filesystem::path model = model_text;
   if (model.is_relative() && !base_dir.empty()) model = std::filesystem::path(base_dir) / model;
   s.model = model.lexically_normal().string();
   if (root.contains("duration")) s.duration = r.Positive(root["duration"], "/duration");
@@ -295,7 +318,12 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
         const std::string p = "/initial_state/bodies/" + it.key();
         r.Keys(*it, p, {"position", "quaternion", "velocity", "angular_velocity"});
         BodyState b{it.key(), p, {}, {}, {}, {}};
-        if (it->contains("position")) b.position = r.Vector3((*it)["position"], p + "/position");
+        if (it->contains("position")) {
+          b.position = r.Vector3((*it)["position"], p + "/position");
+          if (!(b.position->cwiseAbs().maxCoeff() <= kMaxCoordinate)) {
+            r.Fail(p + "/position", "coordinates must be within +-1e5 m", &(*it)["position"]);
+          }
+        }
         if (it->contains("quaternion")) {
           std::vector<double> q = r.Numbers((*it)["quaternion"], p + "/quaternion", 4);
           Eigen::Vector4d v(q[0], q[1], q[2], q[3]);
@@ -394,10 +422,10 @@ void Scenario::Apply(Simulation& sim) {
   }
   for (const BodyState& b : bodies) {
     const int id = mj_name2id(m, mjOBJ_BODY, b.name.c_str());
-    if (id < 0) r.Fail(b.path, "no body named '" + b.name + "' in " + sim.source());
+    if (id < 0) r.Fail(b.path, "no body named '" + Excerpt(b.name) + "' in " + sim.source());
     const int jnt = m->body_jntadr[id];
     if (jnt < 0 || m->jnt_type[jnt] != mjJNT_FREE) {
-      r.Fail(b.path, "body '" + b.name + "' has no free joint");
+      r.Fail(b.path, "body '" + Excerpt(b.name) + "' has no free joint");
     }
     mjtNum* qpos = d->qpos + m->jnt_qposadr[jnt];
     mjtNum* qvel = d->qvel + m->jnt_dofadr[jnt];
@@ -408,9 +436,9 @@ void Scenario::Apply(Simulation& sim) {
   }
   for (const JointState& js : joints) {
     const int id = mj_name2id(m, mjOBJ_JOINT, js.name.c_str());
-    if (id < 0) r.Fail(js.path, "no joint named '" + js.name + "' in " + sim.source());
+    if (id < 0) r.Fail(js.path, "no joint named '" + Excerpt(js.name) + "' in " + sim.source());
     if (m->jnt_type[id] != mjJNT_HINGE && m->jnt_type[id] != mjJNT_SLIDE) {
-      r.Fail(js.path, "joint '" + js.name + "' is not a hinge or slide joint");
+      r.Fail(js.path, "joint '" + Excerpt(js.name) + "' is not a hinge or slide joint");
     }
     if (js.q) d->qpos[m->jnt_qposadr[id]] = *js.q;
     if (js.qd) d->qvel[m->jnt_dofadr[id]] = *js.qd;
@@ -418,13 +446,13 @@ void Scenario::Apply(Simulation& sim) {
   control_ids_.clear();
   for (const Control& c : controls) {
     const int id = mj_name2id(m, mjOBJ_ACTUATOR, c.actuator.c_str());
-    if (id < 0) r.Fail(c.path + "/actuator", "no actuator named '" + c.actuator + "' in " + sim.source());
+    if (id < 0) r.Fail(c.path + "/actuator", "no actuator named '" + Excerpt(c.actuator) + "' in " + sim.source());
     control_ids_.push_back(id);
   }
   wrench_ids_.clear();
   for (const Wrench& w : wrenches) {
     const int id = mj_name2id(m, mjOBJ_BODY, w.body.c_str());
-    if (id <= 0) r.Fail(w.path + "/body", "no body named '" + w.body + "' in " + sim.source());
+    if (id <= 0) r.Fail(w.path + "/body", "no body named '" + Excerpt(w.body) + "' in " + sim.source());
     wrench_ids_.push_back(id);
   }
   ApplyInputs(sim, d->time);
@@ -439,10 +467,10 @@ std::unique_ptr<PathController> Scenario::MakeController(const Simulation& sim, 
   const mjModel* m = sim.model();
   const std::string& p = controller->path_json;
   *body = mj_name2id(m, mjOBJ_BODY, controller->body.c_str());
-  if (*body <= 0) r.Fail(p + "/body", "no body named '" + controller->body + "' in " + sim.source());
-  if (FreeJointDof(m, *body) < 0) r.Fail(p + "/body", "body '" + controller->body + "' has no free joint");
+  if (*body <= 0) r.Fail(p + "/body", "no body named '" + Excerpt(controller->body) + "' in " + sim.source());
+  if (FreeJointDof(m, *body) < 0) r.Fail(p + "/body", "body '" + Excerpt(controller->body) + "' has no free joint");
   if (FindThrusters(m, *body).actuators.empty()) {
-    r.Fail(p + "/body", "body '" + controller->body + "' has no nereid.thruster actuators to allocate to");
+    r.Fail(p + "/body", "body '" + Excerpt(controller->body) + "' has no nereid.thruster actuators to allocate to");
   }
   if (controller->type == Controller::Type::kMpc) {
     if (!MpcFactorySlot()) {

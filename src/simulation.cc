@@ -4,8 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <optional>
+#include <sstream>
 #include <utility>
 
 #include "nereid/error.h"
@@ -98,21 +101,73 @@ bool ParseEngine(std::string_view text, Engine* engine) {
 
 namespace {
 
+// MJCF text that MuJoCo 3.14's parser must not see: a '%' outside a comment. Its error
+// messages pass some attribute values through printf as formats (an unknown
+// class="%s%n" reads memory or aborts the process), so Nereid refuses the character.
+// Included files are checked too (relative to the including file; depth bounded).
+void CheckMjcfText(const std::string& text, const std::string& name, const std::filesystem::path& dir,
+                   int depth) {
+  if (depth > 16) throw ConfigError(name + ": <include> nested deeper than 16 files");
+  int line = 1;
+  std::string plain;  // the text without comments, for finding <include>
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text.compare(i, 4, "<!--") == 0) {
+      const size_t end = text.find("-->", i + 4);
+      const size_t stop = end == std::string::npos ? text.size() : end + 3;
+      line += static_cast<int>(std::count(text.begin() + static_cast<long>(i), text.begin() + static_cast<long>(stop), '\n'));
+      i = stop - 1;
+      continue;
+    }
+    if (text[i] == '\n') ++line;
+    if (text[i] == '%') {
+      throw ConfigError(name + ": line " + std::to_string(line) +
+                        ": '%' outside a comment is refused: MuJoCo's MJCF parser (3.14) passes some "
+                        "attribute values through printf as formats when it reports an error");
+    }
+    plain += text[i];
+  }
+  for (size_t at = plain.find("<include"); at != std::string::npos; at = plain.find("<include", at + 8)) {
+    const size_t file = plain.find("file", at);
+    const size_t close = plain.find('>', at);
+    if (file == std::string::npos || file > close) continue;
+    const size_t q = plain.find_first_of("\"'", file);
+    if (q == std::string::npos || q > close) continue;
+    const size_t q2 = plain.find(plain[q], q + 1);
+    if (q2 == std::string::npos) continue;
+    const std::filesystem::path included = dir / plain.substr(q + 1, q2 - q - 1);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(included, ec)) continue;  // MuJoCo reports it
+    std::ifstream in(included, std::ios::binary);
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    CheckMjcfText(buffer.str(), included.string(), included.parent_path(), depth + 1);
+  }
+}
+
 using Parser = std::function<mjSpec*(char* error, int size)>;
 
 std::unique_ptr<Simulation> Load(const Parser& parse, const std::string& name,
-                                 const SimulationOptions& options,
+                                 const SimulationOptions& options, MuJoCoWarnings* warnings,
                                  const std::function<std::unique_ptr<Simulation>(mjModel*)>& make) {
   std::optional<EngineScope> scope;
   if (options.engine == Engine::kNereid) scope.emplace();
   TakeLastPluginError();
 
   char error[1024] = "";
-  mjSpec* spec = parse(error, sizeof(error));
+  mjSpec* spec = nullptr;
+  std::string fatal;
+  if (!CallMuJoCo([&] { spec = parse(error, sizeof(error)); }, warnings, &fatal)) {
+    throw LoadError(name + ": MuJoCo error while parsing: " + fatal);
+  }
   if (!spec) throw LoadError(name + ": " + error);
   if (options.edit) options.edit(spec);
   try {
-    ExpandTethers(spec);  // nereid.tether's segment bodies (include/nereid/tether.h)
+    // nereid.tether's segment bodies (include/nereid/tether.h); its compiles' warnings are
+    // kept with the others (its own MuJoCo calls that can fail are guarded inside)
+    std::string fatal_error;
+    if (!CallMuJoCo([&] { ExpandTethers(spec); }, warnings, &fatal_error)) {
+      throw ConfigError("MuJoCo error while expanding tethers: " + fatal_error);
+    }
   } catch (const Error& e) {
     mj_deleteSpec(spec);
     throw ConfigError(name + ": " + e.what());
@@ -125,7 +180,16 @@ std::unique_ptr<Simulation> Load(const Parser& parse, const std::string& name,
     if (!plugin.empty()) throw ConfigError(name + ": " + plugin);
     throw LoadError(name + ": " + mujoco);
   };
-  mjModel* m = mj_compile(spec, nullptr);
+  auto compile = [&] {
+    mjModel* model = nullptr;
+    std::string fatal_error;
+    if (!CallMuJoCo([&] { model = mj_compile(spec, nullptr); }, warnings, &fatal_error)) {
+      mj_deleteSpec(spec);
+      throw LoadError(name + ": MuJoCo error while compiling: " + fatal_error);
+    }
+    return model;
+  };
+  mjModel* m = compile();
   if (!m) fail(nullptr);
 
   if (options.engine == Engine::kNereid) {
@@ -145,7 +209,7 @@ std::unique_ptr<Simulation> Load(const Parser& parse, const std::string& name,
     }
     if (recompile) {
       mj_deleteModel(m);
-      m = mj_compile(spec, nullptr);
+      m = compile();
       if (!m) fail(nullptr);
     }
   }
@@ -157,23 +221,45 @@ std::unique_ptr<Simulation> Load(const Parser& parse, const std::string& name,
 
 std::unique_ptr<Simulation> Simulation::LoadFile(const std::string& path,
                                                  const SimulationOptions& options) {
+  // a bounded path (MuJoCo's resource lookup is quadratic in its length), to a regular file
+  constexpr size_t kMaxPath = 1024;
+  if (path.size() > kMaxPath) {
+    throw LoadError(Excerpt(path) + ": the model path is " + std::to_string(path.size()) +
+                    " characters; at most " + std::to_string(kMaxPath));
+  }
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
+    throw LoadError(path + ": not a regular file (an MJCF model file is expected)");
+  }
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (in) {
+      std::ostringstream text;
+      text << in.rdbuf();
+      CheckMjcfText(text.str(), path, std::filesystem::path(path).parent_path(), 0);
+    }
+  }
+  MuJoCoWarnings warnings;
   return Load(
       [&](char* error, int size) { return mj_parseXML(path.c_str(), nullptr, error, size); },
-      path, options,
-      [&](mjModel* m) { return std::unique_ptr<Simulation>(new Simulation(m, path, options)); });
+      path, options, &warnings,
+      [&](mjModel* m) { return std::unique_ptr<Simulation>(new Simulation(m, path, options, warnings)); });
 }
 
 std::unique_ptr<Simulation> Simulation::LoadString(const std::string& xml,
                                                    const SimulationOptions& options,
                                                    const std::string& name) {
+  CheckMjcfText(xml, name, std::filesystem::current_path(), 0);
+  MuJoCoWarnings warnings;
   return Load(
       [&](char* error, int size) { return mj_parseXMLString(xml.c_str(), nullptr, error, size); },
-      name, options,
-      [&](mjModel* m) { return std::unique_ptr<Simulation>(new Simulation(m, name, options)); });
+      name, options, &warnings,
+      [&](mjModel* m) { return std::unique_ptr<Simulation>(new Simulation(m, name, options, warnings)); });
 }
 
-Simulation::Simulation(mjModel* m, std::string source, const SimulationOptions& options)
-    : m_(m), source_(std::move(source)), options_(options) {
+Simulation::Simulation(mjModel* m, std::string source, const SimulationOptions& options,
+                       MuJoCoWarnings load_warnings)
+    : m_(m), source_(std::move(source)), options_(options), warnings_(std::move(load_warnings)) {
   if (options.timestep) {
     if (!(*options.timestep > 0) || !std::isfinite(*options.timestep)) {
       mj_deleteModel(m_);

@@ -123,7 +123,8 @@ class Simulation final {
   const MuJoCoWarnings& mujoco_warnings() const { return warnings_; }
 
  private:
-  Simulation(mjModel* m, std::string source, const SimulationOptions& options);
+  Simulation(mjModel* m, std::string source, const SimulationOptions& options,
+             MuJoCoWarnings load_warnings = {});
   void FindAddedMass();
   void AddInertia();
   void ForwardNereid(bool skip_sensor);

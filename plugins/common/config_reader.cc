@@ -41,7 +41,7 @@ std::string Printable(const std::string& text) {
 
 ConfigReader::ConfigReader(const mjModel* m, int instance, const char* plugin_name)
     : m_(m), instance_(instance) {
-  where_ = std::string(plugin_name) + " instance '" + PluginInstanceName(m, instance) + "'";
+  where_ = std::string(plugin_name) + " instance '" + Excerpt(PluginInstanceName(m, instance)) + "'";
 }
 
 std::optional<std::string> ConfigReader::Raw(const char* key) const {
@@ -52,7 +52,7 @@ std::optional<std::string> ConfigReader::Raw(const char* key) const {
 
 void ConfigReader::Fail(const char* key, const std::string& rule) const {
   std::string value = Raw(key).value_or("");
-  throw ConfigError(Printable(where_ + ": key '" + key + "' = '" + value + "': " + rule));
+  throw ConfigError(Printable(where_ + ": key '" + key + "' = '" + Excerpt(value) + "': " + rule));
 }
 
 void ConfigReader::FailMissing(const char* key, const std::string& rule) const {
@@ -70,7 +70,7 @@ std::optional<std::vector<double>> ConfigReader::Numbers(const char* key) const 
     char* end = nullptr;
     double x = std::strtod(token.c_str(), &end);
     if (end == token.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(x)) {
-      Fail(key, "'" + token + "' is not a finite number");
+      Fail(key, "'" + Excerpt(token) + "' is not a finite number");
     }
     values.push_back(x);
   }

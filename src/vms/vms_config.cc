@@ -173,26 +173,42 @@ bool IsVmsController(const json& block) {
 }
 
 VmsControllerSpec ReadVmsController(const json& block, const std::string& source, const std::string& path) {
+  // list sizes from the user are bounded: every joint loop and monitored body costs work
+  // and log columns in every step (the computed-torque solve grows with the loops squared)
+  constexpr size_t kMaxEntries = 64;
   VmsReader r(source);
+  auto bounded = [&](const json& list, const std::string& at, const char* what) {
+    if (!list.is_array()) r.Fail(at, std::string("expected an array of ") + what, &list);
+    if (list.size() > kMaxEntries) {
+      r.Fail(at, std::to_string(list.size()) + " " + what + "; at most " + std::to_string(kMaxEntries));
+    }
+  };
   r.Keys(block, path, {"type", "vehicle", "joints", "ik", "monitor", "description"});
   VmsControllerSpec spec;
   spec.path = path;
   if (block.contains("vehicle")) spec.vehicle = ReadVehicle(r, block["vehicle"], path + "/vehicle");
   if (block.contains("joints")) {
     const json& list = block["joints"];
-    if (!list.is_array()) r.Fail(path + "/joints", "expected an array", &list);
+    bounded(list, path + "/joints", "joint loops");
     for (size_t i = 0; i < list.size(); ++i) {
       spec.joints.push_back(ReadJoint(r, list[i], path + "/joints/" + std::to_string(i)));
+      for (size_t k = 0; k < i; ++k) {
+        if (spec.joints[k].joint == spec.joints[i].joint) {
+          r.Fail(path + "/joints/" + std::to_string(i) + "/joint",
+                 "joint '" + Excerpt(spec.joints[i].joint) + "' already has a loop (" + path + "/joints/" +
+                     std::to_string(k) + ")");
+        }
+      }
     }
   }
   if (block.contains("ik")) {
     const json& list = block["ik"];
-    if (!list.is_array()) r.Fail(path + "/ik", "expected an array", &list);
+    bounded(list, path + "/ik", "arms");
     for (size_t i = 0; i < list.size(); ++i) spec.ik.push_back(ReadIk(r, list[i], path + "/ik/" + std::to_string(i)));
   }
   if (block.contains("monitor")) {
     const json& list = block["monitor"];
-    if (!list.is_array()) r.Fail(path + "/monitor", "expected an array of body names", &list);
+    bounded(list, path + "/monitor", "body names");
     for (size_t i = 0; i < list.size(); ++i) {
       spec.monitor.push_back(r.String(list[i], path + "/monitor/" + std::to_string(i)));
     }

@@ -5,8 +5,8 @@ Usage:
   tools/fuzz/fuzz.py --nereid build/nereid --source . [--seconds 100] [--seed 0]
                      [--timeout 20] [--work DIR] [--json REPORT.json]
                      [--keep-failures DIR] [--kinds config,scenario,structure]
-                     [--case N[,N...]] [--jobs N] [--memory-mb 4096] [--no-shipped]
-                     [--list N]
+                     [--case N[,N...]] [--jobs N] [--memory-mb 4096] [--output-mb 512]
+                     [--no-shipped] [--list N]
 
 Every case is one `nereid run INPUT --out DIR --duration 0.2` in a new, empty working
 directory, with stdin closed, a per-case timeout and an address-space limit. Case N of
@@ -19,7 +19,7 @@ Mutant kinds (case N has kind N mod 3):
              (negative, 0, 1e308, 1e400, nan, inf, empty, wrong number counts, text,
              non-UTF-8 bytes, long strings), dropped, duplicated, unknown, renamed keys,
              dropped or duplicated instances, a wrong plugin name.
-  scenario   scenarios/**/*.json (model path made absolute): values of other types,
+  scenario   scenarios/**/*.json but crosscheck/ (model path made absolute): other types,
              hostile numbers (incl. 1e400, NaN, Infinity), deep nesting (63..100000),
              MB-sized arrays and strings, unknown, missing and duplicated keys, documents
              that are not objects, truncated or byte-flipped text, a bad model path.
@@ -30,13 +30,17 @@ Mutant kinds (case N has kind N mod 3):
 
 Outcomes (one per case):  ok (exit 0); error (exit 1, 2 or 3 with a message: on stderr,
 or for a run that stopped on a diverged state or a MuJoCo error, in summary.json);
-crash (a signal, any other exit status, or exit 1/2/3 with no message); hang (timeout).
+crash (a signal, any other exit status, or exit 1/2/3 with no message); hang (timeout,
+or an output file beyond --output-mb: no end in bounded time or space).
 Flags (any case): log-file (MUJOCO_LOG.TXT appeared in the working directory),
-stdout-noise (MuJoCo's own "WARNING:"/"ERROR:" lines on stdout), long-message (the
-error message is longer than 2000 characters).
+stdout-noise (MuJoCo's own "WARNING:"/"ERROR:" lines from its default log handler, on
+stdout or on stderr: MuJoCo 3.14 writes them to stderr), long-message (the error message
+is longer than 2000 characters).
 
 Exit status: 0 when there was no crash, hang, log-file, stdout-noise or long-message;
-1 when there was; 2 for a usage error of this script. Standard library only.
+1 when there was; 2 for a usage error of this script, or when nereid does not start
+(`nereid version` fails, or the dynamic loader keeps failing: a rebuild in progress).
+Standard library only.
 """
 import argparse
 import copy
@@ -59,6 +63,9 @@ OUTCOMES = ("ok", "error", "crash", "hang")
 FLAGS = ("log-file", "stdout-noise", "long-message")
 FAILING = {"crash", "hang"} | set(FLAGS)
 RUN_DURATION = "0.2"
+# scenarios/crosscheck/ holds `nereid crosscheck` inputs (keys `peak`, `record_every`, ...
+# that `nereid run` refuses), not `nereid run` scenarios
+SKIPPED_SCENARIO_DIRS = {"crosscheck"}
 LONG_MESSAGE = 2000
 LONE_SURROGATE_RE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
 NOISE_RE = re.compile(r"^(WARNING|ERROR):", re.M)
@@ -213,7 +220,7 @@ def load_seeds(source):
                 models.append((os.path.relpath(path, source),
                                absolutise_model_paths(read_text(path), folder)))
     for folder, subdirs, files in os.walk(os.path.join(source, "scenarios")):
-        subdirs.sort()
+        subdirs[:] = sorted(d for d in subdirs if d not in SKIPPED_SCENARIO_DIRS)
         for f in sorted(files):
             if f.endswith(".json"):
                 path = os.path.join(folder, f)
@@ -458,17 +465,26 @@ class Dup:
         self.pairs = pairs
 
 
+SCALARS = (str, int, float, bool, type(None))
+
+
 def dumps(v):
+    """JSON text of v (Raw and Dup as such); lone surrogates other than the surrogate-escaped
+    bytes (U+DC80..U+DCFF) become \\uXXXX escapes."""
+    return LONE_SURROGATE_RE.sub(lambda m: "\\u%04x" % ord(m.group(0)), _dumps(v))
+
+
+def _dumps(v):
     if isinstance(v, Raw):
         return v.text
     if isinstance(v, Dup):
-        return "{" + ", ".join(json.dumps(k, ensure_ascii=False) + ": " + dumps(x) for k, x in v.pairs) + "}"
+        return "{" + ", ".join(json.dumps(k, ensure_ascii=False) + ": " + _dumps(x) for k, x in v.pairs) + "}"
     if isinstance(v, dict):
-        return "{" + ", ".join(json.dumps(k, ensure_ascii=False) + ": " + dumps(x) for k, x in v.items()) + "}"
+        return "{" + ", ".join(json.dumps(k, ensure_ascii=False) + ": " + _dumps(x) for k, x in v.items()) + "}"
     if isinstance(v, list):
-        return "[" + ", ".join(dumps(x) for x in v) + "]"
-    if isinstance(v, str):  # lone surrogates other than escaped bytes as \\uXXXX escapes
-        return LONE_SURROGATE_RE.sub(lambda m: "\\u%04x" % ord(m.group(0)), json.dumps(v, ensure_ascii=False))
+        if all(isinstance(x, SCALARS) for x in v):
+            return json.dumps(v, ensure_ascii=False)
+        return "[" + ", ".join(_dumps(x) for x in v) + "]"
     return json.dumps(v, ensure_ascii=False)  # NaN and Infinity pass as such
 
 
@@ -573,12 +589,13 @@ def mutate_scenario(rng, doc, scenario_path):
         arrays = [(c, k) for c, k in nodes if isinstance(c[k], list) and c[k]]
         c, k = rng.choice(arrays) if arrays else rng.choice(nodes)
         unit = c[k][0] if isinstance(c[k], list) and c[k] else 0
-        n = max(1, rng.choice([100_000, 1_000_000, 4_000_000]) // (len(dumps(unit)) + 2))
-        c[k] = [unit] * n
+        item = dumps(unit)
+        n = max(1, rng.choice([100_000, 1_000_000, 4_000_000]) // (len(item) + 2))
+        c[k] = Raw("[" + ", ".join([item] * n) + "]")
         return dumps(doc), f"{pointer(doc, c, k)} = {n} copies of {short(dumps(unit))}"
     if op == "huge_string":
         c, k = rng.choice(nodes)
-        c[k] = big_repeat(rng, rng.choice(["a", "\u00e9", "\\", "\""]), rng.choice([100_000, 4_000_000]))
+        c[k] = big_repeat(rng, rng.choice(["a", "\u00e9", "\\", "\""]), rng.choice([100_000, 2_000_000]))
         return dumps(doc), f"{pointer(doc, c, k)} = a {len(c[k])}-character string"
     if op == "document":
         text = dumps(doc)
@@ -617,7 +634,7 @@ def pointer(doc, container, key):
 
 def short(s, n=60):
     s = s if isinstance(s, str) else str(s)
-    s = to_bytes(s).decode("utf-8", "backslashreplace")
+    s = to_bytes(s).decode("utf-8", "backslashreplace").replace("\n", "\\n").replace("\r", "\\r")
     return s if len(s) <= n else f"{s[:n]}... ({len(s)} chars)"
 
 
@@ -649,6 +666,8 @@ def make_case(seeds, plugin_keys, source, seed, n, kinds):
             except RecursionError:  # a document nested too deep for dumps (an earlier mutation)
                 break
             descriptions.append(d)
+            if len(text) > 100_000:  # a huge document is mutated no further (this script would be slow)
+                break
             try:  # mutate further only while the text is still a document this script can read
                 doc = json.loads(text)
             except (ValueError, RecursionError):
@@ -669,35 +688,24 @@ def make_case(seeds, plugin_keys, source, seed, n, kinds):
     return Case(str(n), kind, origin, "; ".join(descriptions), to_bytes(text), ".xml")
 
 
-def shipped_cases(source, seeds):
-    models, _ = seeds
-    out = []
-    for origin, text in models:
-        out.append(Case(f"shipped-{len(out)}", "shipped", origin, "unchanged",
-                        to_bytes(text), ".xml"))
-    for folder, subdirs, files in os.walk(os.path.join(source, "scenarios")):
-        subdirs.sort()
-        for f in sorted(files):
-            if f.endswith(".json"):
-                path = os.path.join(folder, f)
-                try:
-                    doc = json.loads(read_text(path))
-                except ValueError:
-                    continue
-                if isinstance(doc, dict) and isinstance(doc.get("model"), str) and not os.path.isabs(doc["model"]):
-                    doc["model"] = os.path.normpath(os.path.join(folder, doc["model"]))
-                out.append(Case(f"shipped-{len(out)}", "shipped", os.path.relpath(path, source), "unchanged",
-                                to_bytes(dumps(doc)), ".json"))
-    return out
+def shipped_cases(seeds):
+    models, scenarios = seeds
+    out = [(origin, to_bytes(text), ".xml") for origin, text in models]
+    out += [(origin, to_bytes(dumps(doc)), ".json") for origin, doc in scenarios]
+    return [Case(f"shipped-{i}", "shipped", origin, "unchanged", data, suffix)
+            for i, (origin, data, suffix) in enumerate(out)]
 
 
-def limit_child(memory_mb):
+def limit_child(memory_mb, output_mb):
     def apply():
         import resource
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if memory_mb > 0:
             b = memory_mb * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (b, b))
+        if output_mb > 0:  # a larger file ends the run with SIGXFSZ
+            b = output_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_FSIZE, (b, b))
     return apply
 
 
@@ -726,6 +734,35 @@ def classify(returncode, stderr, stdout, summary, timed_out):
     return "crash", message
 
 
+LOADER_RETRIES, LOADER_WAIT_S = 5, 3
+
+
+class EnvironmentProblem(Exception):
+    """nereid cannot be started at all (no fault of the input)."""
+
+
+def loader_failed(returncode, stderr):
+    return returncode == 127 and "error while loading shared libraries" in stderr
+
+
+def execute(cmd, cwd, args):
+    """Runs cmd; returns (process, stdout, stderr, timed out)."""
+    proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=limit_child(args.memory_mb, args.output_mb))
+    timed_out = False
+    try:
+        out, err = proc.communicate(timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # the process group this call started
+        except ProcessLookupError:
+            pass
+        out, err = proc.communicate()
+    return proc, out.decode("utf-8", "backslashreplace"), err.decode("utf-8", "backslashreplace"), timed_out
+
+
 def run_case(case, args, work):
     case_dir = os.path.join(work, f"case-{case.id}")
     shutil.rmtree(case_dir, ignore_errors=True)
@@ -736,45 +773,53 @@ def run_case(case, args, work):
         f.write(case.data)
     out_dir = os.path.join(case_dir, "out")
     cmd = command_for(args.nereid, input_path, out_dir)
-    t0 = time.monotonic()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True,
-                            preexec_fn=limit_child(args.memory_mb))
-    timed_out = False
-    try:
-        out, err = proc.communicate(timeout=args.timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        out, err = proc.communicate()
-    wall = time.monotonic() - t0
-    stdout = out.decode("utf-8", "backslashreplace")
-    stderr = err.decode("utf-8", "backslashreplace")
+    for attempt in range(LOADER_RETRIES + 1):
+        t0 = time.monotonic()
+        proc, stdout, stderr, timed_out = execute(cmd, cwd, args)
+        wall = time.monotonic() - t0
+        if not loader_failed(proc.returncode, stderr):
+            break
+        # the executable or a library it loads is being rebuilt: not the input's fault
+        time.sleep(LOADER_WAIT_S)
+        shutil.rmtree(out_dir, ignore_errors=True)
+        shutil.rmtree(cwd, ignore_errors=True)
+        os.makedirs(cwd)
+    else:
+        raise EnvironmentProblem(f"{args.nereid} does not start ({short(stderr.strip(), 300)}); "
+                                 f"is it being rebuilt?")
     summary = None
     try:
         with open(os.path.join(out_dir, "summary.json")) as f:
             summary = json.load(f)
     except (OSError, ValueError):
         pass
-    outcome, message = classify(proc.returncode, stderr, stdout, summary, timed_out)
+    # a run stopped for writing a file beyond --output-mb did not end in bounded space: a
+    # hang, as one that does not end in bounded time
+    over_output = args.output_mb > 0 and proc.returncode == -signal.SIGXFSZ
+    outcome, message = classify(proc.returncode, stderr, stdout, summary, timed_out or over_output)
     flags = []
     if os.path.exists(os.path.join(cwd, "MUJOCO_LOG.TXT")):
         flags.append("log-file")
-    if NOISE_RE.search(stdout):
+    # MuJoCo's default log handler: "WARNING: ..." / "ERROR: ..." lines (stdout in older
+    # MuJoCo, stderr in 3.14); both streams are searched
+    noise = {}
+    for name, text in (("stdout", stdout), ("stderr", stderr)):
+        m = NOISE_RE.search(text)
+        if m:
+            noise[name] = short(text[m.start():].split("\n", 1)[0], 200)
+    if noise:
         flags.append("stdout-noise")
     if len(message) > LONG_MESSAGE:
         flags.append("long-message")
     rc = proc.returncode
-    status = "timeout" if timed_out else (f"signal {signal.Signals(-rc).name}" if rc < 0 and -rc in
+    status = "timeout" if timed_out else f"output over {args.output_mb} MiB (SIGXFSZ)" if over_output else (f"signal {signal.Signals(-rc).name}" if rc < 0 and -rc in
                                           signal.valid_signals() else f"exit {rc}")
     result = {
         "id": case.id, "kind": case.kind, "origin": case.origin, "mutation": case.description,
         "outcome": outcome, "flags": flags, "status": status, "returncode": None if timed_out else rc,
         "wall_s": round(wall, 3), "input": input_path, "input_bytes": len(case.data),
-        "command": cmd, "message": short(message, 400),
+        "command": cmd, "message": short(message, 400), "message_chars": len(message),
+        "noise": noise,
         "stdout_tail": stdout[-400:] if (outcome in ("crash", "hang") or flags) else "",
     }
     failing = outcome in FAILING or flags
@@ -791,6 +836,11 @@ def run_case(case, args, work):
             f.write("#!/bin/sh\n# " + short(case.description, 300).replace("\n", " ") + "\n")
             f.write('cd "$(mktemp -d)" && ' + shlex.join(command_for(args.nereid, kept, "out")) + "\n")
         os.chmod(os.path.join(dest, "repro.sh"), 0o755)
+    for folder, _, files in os.walk(out_dir):  # keep a failing case's folder small
+        for f in files:
+            path = os.path.join(folder, f)
+            if failing and os.path.getsize(path) > (1 << 20):
+                os.remove(path)
     if not failing:
         shutil.rmtree(case_dir, ignore_errors=True)
     return result
@@ -822,8 +872,11 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=1, help="cases run at once (default 1)")
     ap.add_argument("--memory-mb", type=int, default=4096,
                     help="address-space limit per run in MiB; 0: none (needed for ASan builds)")
+    ap.add_argument("--output-mb", type=int, default=512,
+                    help="file-size limit per run in MiB (beyond it the case is a hang); 0: none")
     ap.add_argument("--no-shipped", action="store_true", help="skip the unchanged shipped inputs")
-    ap.add_argument("--show", type=int, default=5, help="failures printed in full (default 5)")
+    ap.add_argument("--show", type=int, default=3,
+                    help="failures printed in full per outcome or flag (default 3)")
     ap.add_argument("--list", type=int, metavar="N", help="print the first N mutants (no runs) and exit")
     args = ap.parse_args(argv)
 
@@ -842,7 +895,18 @@ def main(argv=None):
     own_work = not args.work
     work = os.path.abspath(args.work) if args.work else tempfile.mkdtemp(prefix="nereid-fuzz-")
     os.makedirs(work, exist_ok=True)
+    for old in os.listdir(work):  # case folders of an earlier run
+        if old.startswith("case-"):
+            shutil.rmtree(os.path.join(work, old), ignore_errors=True)
 
+    try:
+        v = subprocess.run([args.nereid, "version"], capture_output=True, text=True, timeout=60,
+                           stdin=subprocess.DEVNULL)
+        if v.returncode != 0:
+            raise OSError(f"exit {v.returncode}: {v.stderr.strip()[:300]}")
+    except (OSError, subprocess.TimeoutExpired) as e:
+        print(f"fuzz.py: {args.nereid} version fails: {e}", file=sys.stderr)
+        return 2
     seeds = load_seeds(args.source)
     if not seeds[0] or not seeds[1]:
         ap.error(f"{args.source}: no models/**/*.xml or scenarios/**/*.json found")
@@ -864,7 +928,7 @@ def main(argv=None):
                 yield c
             return
         if not args.no_shipped:
-            yield from shipped_cases(args.source, seeds)
+            yield from shipped_cases(seeds)
         n = 0
         while True:
             c = make_case(seeds, plugin_keys, args.source, args.seed, n, kinds)
@@ -895,7 +959,15 @@ def main(argv=None):
                 exhausted = True
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
-                r = fut.result()
+                try:
+                    r = fut.result()
+                except EnvironmentProblem as e:
+                    for p in pending:
+                        p.cancel()
+                    print(f"fuzz.py: stopped: {e}", file=sys.stderr)
+                    if own_work:
+                        shutil.rmtree(work, ignore_errors=True)
+                    return 2
                 results.append(r)
                 if r["outcome"] in FAILING or r["flags"]:
                     print(f"  FAIL case {r['id']} ({r['kind']}, {r['origin']}): "
@@ -925,16 +997,21 @@ def main(argv=None):
         print(f"  {kind:<10} " + ", ".join(f"{o} {c[o]}" for o in OUTCOMES if c[o]))
     if slowest:
         print(f"  slowest case: {slowest['id']} ({slowest['wall_s']:.2f} s, {slowest['origin']})")
-    for r in failures[:args.show]:
+    shown = []
+    for cls in ("crash", "hang") + FLAGS:
+        shown += [r for r in failures if (r["outcome"] == cls or cls in r["flags"]) and r not in shown][:args.show]
+    for r in shown:
         print(f"\ncase {r['id']} ({r['kind']}, from {r['origin']}): {'+'.join([r['outcome']] + r['flags'])}, "
               f"{r['status']}\n  mutation: {short(r['mutation'], 300)}")
         if r["message"]:
             print(f"  message: {short(r['message'], 300)}")
+        for stream, line in r["noise"].items():
+            print(f"  MuJoCo on {stream}: {line}")
         if r["stdout_tail"]:
             print(f"  stdout (end): {short(r['stdout_tail'].strip(), 300)}")
         print(f"  reproduce: {repro_line(r, args)}")
-    if len(failures) > args.show:
-        print(f"\n... and {len(failures) - args.show} more failures" + (" (see the JSON report)" if args.json else ""))
+    if len(failures) > len(shown):
+        print(f"\n... and {len(failures) - len(shown)} more failures" + (" (see the JSON report)" if args.json else ""))
 
     if args.json:
         report = {"nereid": args.nereid, "source": args.source, "seed": args.seed, "budget_s": args.seconds,

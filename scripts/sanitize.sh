@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Sanitizer runs of Nereid's C++ tests (CI runs this after the test suite):
+#   - AddressSanitizer + UndefinedBehaviorSanitizer (leak checks included) over every C++
+#     test program but the viewer's and the MPC's (CasADi's own code is not instrumented
+#     and dominates their run time);
+#   - ThreadSanitizer over the RL batch tests (worker pool, per-worker error hand-off).
+# MuJoCo comes from its wheel, uninstrumented: what is checked is Nereid's code and its use
+# of MuJoCo's memory. Usage: scripts/sanitize.sh [asan|tsan|all] (default all). Expects
+# scripts/bootstrap.sh to have run (MuJoCo, Eigen, doctest installed).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+what="${1:-all}"
+PY="${PYTHON:-python3}"
+pyexe="$("$PY" -c 'import sys; print(sys.executable)')"
+jobs="$(nproc 2>/dev/null || echo 2)"
+say() { echo "[sanitize] $*"; }
+
+configure() {  # dir flags
+  # -O1 without debug information: Eigen-heavy code compiles several times faster, and the
+  # reports still name the functions
+  cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=None -DNEREID_WERROR=OFF \
+    -DNEREID_BUILD_PYTHON=OFF -DNEREID_BUILD_VIEWER=OFF -DNEREID_BUILD_MPC=OFF \
+    -DCMAKE_CXX_FLAGS="-O1 $2 -fno-omit-frame-pointer" \
+    -DCMAKE_EXE_LINKER_FLAGS="$2" -DCMAKE_SHARED_LINKER_FLAGS="$2" \
+    -DPython3_EXECUTABLE="$pyexe" -DMuJoCo_PYTHON="$pyexe" >/dev/null
+}
+
+if [ "$what" = asan ] || [ "$what" = all ]; then
+  dir="${NEREID_ASAN_DIR:-build-asan}"
+  configure "$dir" "-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+  say "building the C++ tests with ASan+UBSan into $dir"
+  cmake --build "$dir" -j "$jobs" --target nereid_tests nereid_uk_tests nereid_rl_tests \
+    nereid_tether_tests nereid_vms_tests
+  export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1:detect_stack_use_after_return=0"
+  export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+  for t in tests/nereid_tests tests/uk/nereid_uk_tests tests/tether/nereid_tether_tests \
+           tests/vms/nereid_vms_tests tests/rl/nereid_rl_tests; do
+    say "ASan+UBSan: $t"
+    (cd "$dir/tests" && "$root/$dir/$t" --minimal)
+  done
+fi
+
+if [ "$what" = tsan ] || [ "$what" = all ]; then
+  dir="${NEREID_TSAN_DIR:-build-tsan}"
+  configure "$dir" "-fsanitize=thread"
+  say "building the RL tests with TSan into $dir"
+  cmake --build "$dir" -j "$jobs" --target nereid_rl_tests
+  export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
+  say "TSan: tests/rl/nereid_rl_tests"
+  (cd "$dir/tests" && "$root/$dir/tests/rl/nereid_rl_tests" --minimal)
+fi
+say "done"
