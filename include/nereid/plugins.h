@@ -102,6 +102,21 @@ class EngineScope {
 // The last configuration error a Nereid plugin reported on this thread, cleared on read.
 std::string TakeLastPluginError();
 
+// The wrench a Nereid passive plugin instance applied to its body in the last forward pass
+// of `d`: force and torque in the world frame, the torque about `point` (world, m).
+// nereid.hydrodynamics: damping and the added-mass velocity terms it applies as passive
+// force, at the body origin (the M_A nudot part that Nereid's engine holds in the mass
+// matrix is not included). nereid.buoyancy: buoyancy plus the Froude-Krylov force of an
+// accelerating current, at the centre of buoyancy. False (and `out` untouched) for any
+// other instance, or before the instance has an object in `d`.
+struct PluginWrench {
+  int body = -1;
+  Vec3 force = Vec3::Zero();
+  Vec3 torque = Vec3::Zero();
+  Vec3 point = Vec3::Zero();
+};
+bool LastPluginWrench(const mjModel* m, const mjData* d, int instance, PluginWrench* out);
+
 // Nereid plugin objects alive in this process (one per instance per mjData): for leak
 // checks (a failed load must leave none behind).
 long LivePluginObjects();

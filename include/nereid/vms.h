@@ -151,6 +151,7 @@ class VmsController final {
   ThrusterSet thrusters_;
   std::vector<Loop> loops_;
   std::vector<int> monitor_;
+  std::vector<int> reaction_joints_;  // the loops' joints, for react.* in the log
   std::vector<double> rows_;  // recorded references, row-major
   size_t columns_ = 0;
   std::vector<mjtNum> mass_;  // dense M for the computed-torque loops

@@ -13,6 +13,7 @@
 
 #include "nereid/error.h"
 #include "nereid/kinematics.h"
+#include "nereid/reactions.h"
 #include "nereid/simulation.h"
 
 namespace nereid {
@@ -99,32 +100,32 @@ VmsController::VmsController(Simulation& sim, const VmsControllerSpec& spec, con
   if (spec_.vehicle) {
     const std::string p = spec_.path + "/vehicle/body";
     body_ = mj_name2id(m, mjOBJ_BODY, spec_.vehicle->body.c_str());
-    if (body_ <= 0) Fail(source, p, "no body named '" + spec_.vehicle->body + "' in " + sim.source());
-    if (FreeJointDof(m, body_) < 0) Fail(source, p, "body '" + spec_.vehicle->body + "' has no free joint");
+    if (body_ <= 0) Fail(source, p, "no body named '" + Excerpt(spec_.vehicle->body) + "' in " + sim.source());
+    if (FreeJointDof(m, body_) < 0) Fail(source, p, "body '" + Excerpt(spec_.vehicle->body) + "' has no free joint");
     thrusters_ = FindThrusters(m, body_);
     if (thrusters_.actuators.empty()) {
-      Fail(source, p, "body '" + spec_.vehicle->body + "' has no nereid.thruster actuators to allocate to");
+      Fail(source, p, "body '" + Excerpt(spec_.vehicle->body) + "' has no nereid.thruster actuators to allocate to");
     }
   }
   for (const JointLoopSpec& js : spec_.joints) {
     Loop loop;
     loop.spec = js;
     loop.joint = mj_name2id(m, mjOBJ_JOINT, js.joint.c_str());
-    if (loop.joint < 0) Fail(source, js.path + "/joint", "no joint named '" + js.joint + "' in " + sim.source());
+    if (loop.joint < 0) Fail(source, js.path + "/joint", "no joint named '" + Excerpt(js.joint) + "' in " + sim.source());
     if (m->jnt_type[loop.joint] != mjJNT_HINGE && m->jnt_type[loop.joint] != mjJNT_SLIDE) {
-      Fail(source, js.path + "/joint", "joint '" + js.joint + "' is not a hinge or slide joint");
+      Fail(source, js.path + "/joint", "joint '" + Excerpt(js.joint) + "' is not a hinge or slide joint");
     }
     loop.dof = m->jnt_dofadr[loop.joint];
     loop.qpos = m->jnt_qposadr[loop.joint];
     loop.actuator = mj_name2id(m, mjOBJ_ACTUATOR, js.actuator.c_str());
     if (loop.actuator < 0) {
-      Fail(source, js.path + "/actuator", "no actuator named '" + js.actuator + "' in " + sim.source());
+      Fail(source, js.path + "/actuator", "no actuator named '" + Excerpt(js.actuator) + "' in " + sim.source());
     }
     if (m->actuator_trntype[loop.actuator] != mjTRN_JOINT || m->actuator_trnid[2 * loop.actuator] != loop.joint ||
         m->actuator_gaintype[loop.actuator] != mjGAIN_FIXED || m->actuator_biastype[loop.actuator] != mjBIAS_NONE ||
         m->actuator_dyntype[loop.actuator] != mjDYN_NONE || m->actuator_gear[6 * loop.actuator] == 0) {
       Fail(source, js.path + "/actuator",
-           "actuator '" + js.actuator + "' must be a <motor> on joint '" + js.joint + "' (torque = gear * ctrl)");
+           "actuator '" + Excerpt(js.actuator) + "' must be a <motor> on joint '" + Excerpt(js.joint) + "' (torque = gear * ctrl)");
     }
     loop.gear = m->actuator_gear[6 * loop.actuator] * m->actuator_gainprm[mjNGAIN * loop.actuator];
     if (js.mode == JointLoopSpec::Mode::kPid) MakeStageFeedback(loop);
@@ -146,11 +147,12 @@ VmsController::VmsController(Simulation& sim, const VmsControllerSpec& spec, con
     const int id = mj_name2id(m, mjOBJ_BODY, spec_.monitor[i].c_str());
     if (id <= 0) {
       Fail(source, spec_.path + "/monitor/" + std::to_string(i),
-           "no body named '" + spec_.monitor[i] + "' in " + sim.source());
+           "no body named '" + Excerpt(spec_.monitor[i]) + "' in " + sim.source());
     }
     monitor_.push_back(id);
   }
-  columns_ = 1 + (spec_.vehicle ? 18 : 0) + 2 * loops_.size() + 3 * monitor_.size();
+  for (const Loop& loop : loops_) reaction_joints_.push_back(loop.joint);
+  columns_ = 1 + (spec_.vehicle ? 18 : 0) + 2 * loops_.size() + 3 * monitor_.size() + 6 * loops_.size();
   CheckStiffness(source);
 }
 
@@ -336,6 +338,20 @@ void VmsController::Update(double dt) {
     }
   }
   if (computed_torque) UpdateComputedTorque(t);
+  if (!reaction_joints_.empty()) {
+    // the force and moment each joint's parent exerts on its child (vehicle on the arm
+    // base, link on link), at the joint anchor in the parent's frame (FLU), for the state
+    // and commands the coming step starts from (nereid/reactions.h)
+    sim_.Forward();
+    const std::vector<JointReaction> reactions = JointReactions(sim_, reaction_joints_);
+    for (size_t k = 0; k < reactions.size(); ++k) {
+      const int parent = m->body_parentid[m->jnt_bodyid[reaction_joints_[k]]];
+      const Mat3 R = BodyRotation(d, parent);
+      const Vec3 f = R.transpose() * reactions[k].force, tq = R.transpose() * reactions[k].torque;
+      for (int i = 0; i < 3; ++i) *out++ = f[i];
+      for (int i = 0; i < 3; ++i) *out++ = tq[i];
+    }
+  }
 }
 
 void VmsController::UpdateComputedTorque(double t) {
@@ -394,6 +410,9 @@ void VmsController::WriteLog(const std::string& path) const {
   for (const Loop& loop : loops_) out << ",ref." << loop.spec.joint;
   for (const Loop& loop : loops_) out << ",inertia." << loop.spec.joint;
   for (const std::string& b : spec_.monitor) out << "," << b << ".wx," << b << ".wy," << b << ".wz";
+  for (const Loop& loop : loops_) {
+    for (const char* c : {"fx", "fy", "fz", "tx", "ty", "tz"}) out << ",react." << loop.spec.joint << "." << c;
+  }
   out << "\n";
   for (size_t r = 0; r + columns_ <= rows_.size(); r += columns_) {
     for (size_t c = 0; c < columns_; ++c) out << (c ? "," : "") << rows_[r + c];

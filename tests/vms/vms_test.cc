@@ -15,6 +15,7 @@
 
 #include "nereid/error.h"
 #include "nereid/kinematics.h"
+#include "nereid/reactions.h"
 #include "nereid/scenario.h"
 #include "nereid/simulation.h"
 #include "nereid/vms.h"
@@ -388,6 +389,61 @@ TEST_CASE("signals: the windowed sine, ramp and linear forms and their rates") {
   CHECK(ramp.Value(5) == doctest::Approx(0.125));
   CHECK(ramp.Rate(5) == doctest::Approx(0.025));
   CHECK(ramp.Value(30) == 0.5);
+}
+
+TEST_CASE("joint reactions include hydrodynamics, buoyancy and added mass (closed form)") {
+  // a body on a slide joint along x, pushed by a motor F through it, with added mass,
+  // damping, gravity and buoyancy (centre of buoyancy 0.1 m ahead of the CG): whatever the
+  // motion, the parent exerts F along x, the net weight m g - rho V g upwards and the
+  // buoyancy's moment about the anchor, nothing else. MuJoCo's own cfrc_int (which does not
+  // see the plugins' forces or the added mass) gives m a along x instead.
+  const std::string xml = R"(<mujoco model='slide'>
+  <compiler inertiafromgeom='false'/>
+  <option timestep='0.005' integrator='RK4' gravity='0 0 -9.81'/>
+  <extension>
+    <plugin plugin='nereid.hydrodynamics'><instance name='h'>
+      <config key='body' value='b'/>
+      <config key='added_mass' value='4 5 6 0.1 0.2 0.3'/>
+      <config key='linear_damping' value='3 3 3 1 1 1'/>
+      <config key='quadratic_damping' value='2 2 2 0 0 0'/>
+    </instance></plugin>
+    <plugin plugin='nereid.buoyancy'><instance name='bu'>
+      <config key='body' value='b'/>
+      <config key='volume' value='0.006'/>
+      <config key='center_of_buoyancy' value='0.1 0 0'/>
+    </instance></plugin>
+  </extension>
+  <worldbody>
+    <body name='b' pos='0 0 -5'>
+      <joint name='slide' type='slide' axis='1 0 0'/>
+      <inertial pos='0 0 0' mass='10' diaginertia='0.1 0.1 0.1'/>
+      <geom type='box' size='0.1 0.1 0.1' contype='0' conaffinity='0'/>
+    </body>
+  </worldbody>
+  <actuator><motor name='push' joint='slide'/></actuator>
+</mujoco>)";
+  auto sim = Simulation::LoadString(xml, {}, "slide.xml");
+  const mjModel* m = sim->model();
+  mjData* d = sim->data();
+  const double F = 7.5, m_b = 10, g = 9.81, B = 1000 * 0.006 * g;
+  d->ctrl[0] = F;
+  for (int k = 0; k < 200; ++k) sim->Step();  // 1 s: moving, damped, accelerating
+  sim->Forward();
+  REQUIRE(std::abs(d->qvel[0]) > 0.1);
+  const int joint = mj_name2id(m, mjOBJ_JOINT, "slide");
+  const JointReaction r = JointReactions(*sim, {joint}).front();
+  CHECK(r.force.x() == doctest::Approx(F).epsilon(1e-9));
+  CHECK(std::abs(r.force.y()) < 1e-9);
+  CHECK(r.force.z() == doctest::Approx(m_b * g - B).epsilon(1e-9));
+  // about the body origin p: the buoyancy's moment only; MuJoCo puts a slide joint's anchor
+  // where the body was before its translation, so about it the force adds (p - a) x F
+  const Vec3 p = BodyPosition(d, 1), a(d->xanchor[0], d->xanchor[1], d->xanchor[2]);
+  const Vec3 expected = Vec3(0, 0.1 * B, 0) + (p - a).cross(r.force);
+  CHECK((r.torque - expected).norm() < 1e-9);
+  CHECK((p - a).norm() > 0.1);  // the body has moved along the slide
+  // MuJoCo's own interaction force along x is m a (the added mass and damping unseen)
+  CHECK(std::abs(d->cfrc_int[6 * 1 + 3] - m_b * d->qacc[0]) < 1e-9);
+  CHECK(std::abs(d->cfrc_int[6 * 1 + 3] - F) > 1.0);
 }
 
 }  // TEST_SUITE

@@ -1,0 +1,41 @@
+// Copyright Nereid authors.
+// Public read-outs of what Nereid's plugin instances applied (include/nereid/plugins.h), so
+// that the engine, the viewer and loggers need no plugin-private header.
+#include <cstring>
+
+#include "buoyancy/buoyancy.h"
+#include "common/plugin_base.h"
+#include "hydrodynamics/hydrodynamics.h"
+#include "nereid/kinematics.h"
+#include "nereid/plugins.h"
+
+namespace nereid {
+
+bool LastPluginWrench(const mjModel* m, const mjData* d, int instance, PluginWrench* out) {
+  if (instance < 0 || instance >= m->nplugin || !d->plugin_data[instance]) return false;
+  const mjpPlugin* plugin = mjp_getPluginAtSlot(m->plugin[instance]);
+  if (!plugin || !plugin->name) return false;
+  if (std::strcmp(plugin->name, kHydrodynamicsPlugin) == 0) {
+    const Hydrodynamics* h = PluginObject<Hydrodynamics>(d, instance);
+    const int b = h->config().body;
+    const Mat3 R = BodyRotation(d, b);
+    const Vec6 tau = h->last_damping() + h->last_coriolis();  // body frame, at the origin
+    out->body = b;
+    out->force = R * tau.head<3>();
+    out->torque = R * tau.tail<3>();
+    out->point = BodyPosition(d, b);
+    return true;
+  }
+  if (std::strcmp(plugin->name, kBuoyancyPlugin) == 0) {
+    const Buoyancy* bu = PluginObject<Buoyancy>(d, instance);
+    const int b = bu->config().body;
+    out->body = b;
+    out->force = bu->last_force() + bu->last_froude_krylov();
+    out->torque = Vec3::Zero();
+    out->point = BodyPosition(d, b) + BodyRotation(d, b) * bu->config().center_of_buoyancy;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace nereid
