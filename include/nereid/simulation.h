@@ -1,5 +1,5 @@
 // Copyright Nereid authors.
-// nereid::Simulation: an MJCF model stepped with Nereid's pipeline (DESIGN.md, "One step"):
+// nereid::Simulation: an MJCF model stepped with Nereid's pipeline (docs/design.md, "One step"):
 //   mj_fwdPosition -> add J^T M_A J of every nereid.hydrodynamics body into d->M ->
 //   re-factorise, re-project constraints -> velocity stage with the passive plugins
 //   (damping, C_A, restoring, current) -> actuation -> acceleration -> constraints ->

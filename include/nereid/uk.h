@@ -1,5 +1,5 @@
 // Copyright Nereid authors.
-// Udwadia-Kalaba (UK) constraints (DESIGN.md, "UK module"; src/uk/README.md): rigid
+// Udwadia-Kalaba (UK) constraints (docs/design.md, "UK constraints"; src/uk/README.md): rigid
 // connections between free-joint bodies, enforced exactly at the acceleration level by
 // Gauss's principle with the engine's full inertia (added mass included), as an
 // alternative to MuJoCo's soft weld equality constraints.

@@ -1,6 +1,6 @@
 // Copyright Nereid authors.
 // With no marine physics in a model, one Nereid step must equal MuJoCo's own step to
-// machine precision (DESIGN.md): this guards every MuJoCo upgrade.
+// machine precision (docs/design.md): this guards every MuJoCo upgrade.
 #include <string>
 
 #include <doctest/doctest.h>
