@@ -38,7 +38,8 @@ class Task {
   virtual float Reward(Simulation& sim, const float* action) = 0;
   virtual bool Terminated(const Simulation& sim) const = 0;
   // A scripted baseline policy's action for the current state (e.g. the cascaded PID).
-  virtual void ScriptedAction(Simulation& sim, float* action) = 0;
+  // `period`: the environment step (frame_skip x the model's time step), s
+  virtual void ScriptedAction(Simulation& sim, double period, float* action) = 0;
 
   // The pose a station-keeping task holds its vehicle at (for model-based baselines such
   // as the MPC of nereid/mpc.h); none for other tasks.
@@ -83,7 +84,9 @@ class Env {
   // frame_skip physics steps under `action`; writes the next observation. Throws
   // ConfigError, before stepping, if a component is NaN or infinite.
   StepOutcome Step(const float* action, float* observation);
-  void ScriptedAction(float* action) { task_->ScriptedAction(*sim_, action); }
+  void ScriptedAction(float* action) {
+    task_->ScriptedAction(*sim_, spec_.frame_skip * sim_->model()->opt.timestep, action);
+  }
   Simulation& simulation() { return *sim_; }
   const Task& task() const { return *task_; }
   const TaskSpec& spec() const { return spec_; }

@@ -117,8 +117,8 @@ class StationKeeping final : public Task {
   bool Terminated(const Simulation& sim) const override {
     return (BodyPosition(sim.data(), vehicle_.body()) - kTarget).norm() > 3.0;
   }
-  void ScriptedAction(Simulation& sim, float* action) override {
-    vehicle_.Scripted(sim, kTarget, 4 * sim.model()->opt.timestep, action);
+  void ScriptedAction(Simulation& sim, double period, float* action) override {
+    vehicle_.Scripted(sim, kTarget, period, action);
   }
   std::optional<Station> station() const override { return Station{kBody, kTarget, Eigen::Quaterniond::Identity()}; }
 
@@ -176,9 +176,9 @@ class QuayWall final : public Task {
     return path_.Distance(p) > 2.0 ||
            (target_ + 1 == path_.points.size() && (path_.points.back() - p).norm() < kRadius);
   }
-  void ScriptedAction(Simulation& sim, float* action) override {
+  void ScriptedAction(Simulation& sim, double period, float* action) override {
     Advance(sim);
-    vehicle_.Scripted(sim, path_.points[target_], 4 * sim.model()->opt.timestep, action);
+    vehicle_.Scripted(sim, path_.points[target_], period, action);
   }
 
  private:
@@ -246,11 +246,11 @@ class Docking final : public Task {
     Observe(sim, s);
     return docked_ || SquaredNorm(s, 3) > 16;
   }
-  void ScriptedAction(Simulation& sim, float* action) override {
+  void ScriptedAction(Simulation& sim, double period, float* action) override {
     Vec3 p_ref;
     Eigen::Quaterniond q_ref;
     DockPose(sim, &p_ref, &q_ref);
-    chaser_.Scripted(sim, p_ref, 4 * sim.model()->opt.timestep, action, q_ref);
+    chaser_.Scripted(sim, p_ref, period, action, q_ref);
   }
   bool docked() const { return docked_; }
 
