@@ -19,6 +19,7 @@
 #include "cli/python.h"
 #include "nereid/error.h"
 #include "nereid/mpc.h"
+#include "nereid/rl.h"
 #include "nereid/runner.h"
 
 namespace {
@@ -158,6 +159,23 @@ int Bench(const std::vector<std::string>& args, const char* argv0) {
                                     "rl/BlueROV2StationKeeping-v0/batch256/threads1");
     std::printf("  RL parallel efficiency at batch 256 (2 threads): %.2f (target >= 0.85)\n",
                 one > 0 ? 1.0 / one / 2.0 : 0.0);
+    // the physics bound: every thread stepping the task's model back to back,
+    // threads x 1e9 / (frame_skip x nereid_full ns per physics step), measured in this run
+    const int frame_skip = nereid::rl::FindTask("BlueROV2StationKeeping-v0").frame_skip;
+    double full_ns = 0;
+    for (const nereid::BenchCase& c : report.cases) {
+      if (c.name == "bluerov2_heavy/nereid_full") full_ns = c.ns_per_step;
+    }
+    for (const nereid::BenchCase& c : report.cases) {
+      if (c.name != "rl/BlueROV2StationKeeping-v0/batch256/threads2" || full_ns <= 0) continue;
+      const double bound = 2 * 1e9 / (frame_skip * full_ns);
+      std::printf("  RL batch 256, 2 threads: %.0f env-steps/s; physics bound 2 x 1e9 / (%d x %.0f ns) = %.0f; "
+                  "fraction %.2f (target >= 0.95)\n",
+                  c.env_steps_per_s, frame_skip, full_ns, bound, c.env_steps_per_s / bound);
+    }
+    const double b16 = report.Ratio("rl/BlueROV2StationKeeping-v0/batch16/threads1",
+                                    "rl/BlueROV2StationKeeping-v0/batch16/threads2");
+    std::printf("  RL batch 16: 2 threads / 1 thread = %.2f (target >= 1.7)\n", b16);
   }
   std::printf("  ratio nereid_no_thrusters / bare_mj_step: %.3f (marine physics; target <= 1.25)\n",
               report.Ratio("bluerov2_heavy/nereid_no_thrusters", "bluerov2_heavy/bare_mj_step"));
