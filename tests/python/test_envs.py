@@ -161,7 +161,7 @@ def test_one_batch_shared_by_python_threads_is_serialised():
     assert np.all(np.isfinite(batch.observations))
 
 
-def test_mujoco_fatal_error_is_a_python_exception(tmp_path):
+def test_mujoco_fatal_error_is_a_python_exception(tmp_path, monkeypatch):
     # MuJoCo's stack arena too small for the model (<size memory="1K"/>): mj_stackAlloc
     # calls mju_error, which would end the interpreter; Nereid raises instead
     source = os.path.join(nereid.model_dir(), "bluerov2_heavy", "bluerov2_heavy.xml")
@@ -170,6 +170,7 @@ def test_mujoco_fatal_error_is_a_python_exception(tmp_path):
         xml = f.read().replace('<mujoco model="bluerov2_heavy">',
                                '<mujoco model="bluerov2_heavy"><size memory="1K"/>', 1)
     (tmp_path / "bluerov2_heavy" / "bluerov2_heavy.xml").write_text(xml)
+    monkeypatch.chdir(tmp_path)  # where MuJoCo's default handler would write MUJOCO_LOG.TXT
     with pytest.raises(nereid.Error, match="bluerov2_heavy.xml.*mj_stackAlloc"):
         nereid.BatchEnv("BlueROV2StationKeeping-v0", 2, 2, str(tmp_path))
     assert issubclass(nereid.MuJoCoError, nereid.Error)
