@@ -124,6 +124,35 @@ check("a MuJoCo error at load exits 1 naming the model and MuJoCo's reason",
       and "mj_stackAlloc" in p.stderr
       and not os.path.exists(os.path.join(quiet, "MUJOCO_LOG.TXT")), (p.returncode, p.stderr[-400:]))
 
+# inputs the fuzz harness (tools/fuzz) found ending or hanging a run, now refused
+pct = os.path.join(work, "percent.xml")
+with open(pct, "w") as f:
+    f.write('<mujoco><!-- 100 % fine in a comment --><worldbody><body name="b"><freejoint/>'
+            '<geom class="%s%n%x" size=".1"/></body></worldbody></mujoco>')
+p = run("run", pct, "--out", os.path.join(work, "percent"))
+check("a '%' outside a comment in MJCF is refused (MuJoCo's parser formats it)",
+      p.returncode == 1 and "percent.xml: line 1: '%' outside a comment is refused" in p.stderr,
+      (p.returncode, p.stderr[-300:]))
+p = run("run", "/" + "a" * 2000 + ".xml", "--out", os.path.join(work, "longpath"))
+check("a model path over 1024 characters is refused with the limit, the echo cut",
+      p.returncode == 1 and "at most 1024" in p.stderr and len(p.stderr) < 400, (p.returncode, len(p.stderr)))
+far = os.path.join(work, "far.json")
+with open(far, "w") as f:
+    json.dump({"model": xml, "duration": 0.1,
+               "initial_state": {"bodies": {"rov": {"position": [1e9, 0, -2]}}}}, f)
+p = run("run", far, "--out", os.path.join(work, "far"))
+check("an initial position beyond +-1e5 m is refused with the limit",
+      p.returncode == 1 and "/initial_state/bodies/rov/position: coordinates must be within +-1e5 m" in p.stderr,
+      (p.returncode, p.stderr[-300:]))
+spec = json.load(open(os.path.join(source, "scenarios", "vms", "rov_two_link_held.json")))
+spec["model"] = os.path.join(source, "models", "rov_two_link", "rov_two_link_held.xml")
+spec["controller"]["monitor"] = ["rov"] * 65
+many = os.path.join(work, "many.json")
+json.dump(spec, open(many, "w"))
+p = run("run", many, "--out", os.path.join(work, "many"))
+check("a vms list over 64 entries is refused with the limit",
+      p.returncode == 1 and "/controller/monitor: 65 body names; at most 64" in p.stderr, (p.returncode, p.stderr[-300:]))
+
 # the benchmark runs and writes its JSON (its figures are not judged here)
 bench = os.path.join(work, "bench.json")
 p = run("bench", "--steps", "50", "--samples", "3", "--out", bench)
