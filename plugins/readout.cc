@@ -11,7 +11,8 @@
 
 namespace nereid {
 
-bool LastPluginWrench(const mjModel* m, const mjData* d, int instance, PluginWrench* out) {
+bool LastPluginWrench(const mjModel* m, const mjData* d, int instance, PluginWrench* out,
+                      WrenchPart part) {
   if (instance < 0 || instance >= m->nplugin || !d->plugin_data[instance]) return false;
   const mjpPlugin* plugin = mjp_getPluginAtSlot(m->plugin[instance]);
   if (!plugin || !plugin->name) return false;
@@ -19,14 +20,17 @@ bool LastPluginWrench(const mjModel* m, const mjData* d, int instance, PluginWre
     const Hydrodynamics* h = PluginObject<Hydrodynamics>(d, instance);
     const int b = h->config().body;
     const Mat3 R = BodyRotation(d, b);
-    const Vec6 tau = h->last_damping() + h->last_coriolis();  // body frame, at the origin
+    // body frame, at the origin
+    const Vec6 tau = part == WrenchPart::kDamping     ? h->last_damping()
+                     : part == WrenchPart::kAddedMass ? h->last_coriolis()
+                                                      : Vec6(h->last_damping() + h->last_coriolis());
     out->body = b;
     out->force = R * tau.head<3>();
     out->torque = R * tau.tail<3>();
     out->point = BodyPosition(d, b);
     return true;
   }
-  if (std::strcmp(plugin->name, kBuoyancyPlugin) == 0) {
+  if (std::strcmp(plugin->name, kBuoyancyPlugin) == 0 && part == WrenchPart::kAll) {
     const Buoyancy* bu = PluginObject<Buoyancy>(d, instance);
     const int b = bu->config().body;
     out->body = b;

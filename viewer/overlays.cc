@@ -5,10 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
-#include "buoyancy/buoyancy.h"
-#include "common/plugin_base.h"
-#include "hydrodynamics/hydrodynamics.h"
 #include "nereid/kinematics.h"
 #include "nereid/plugins.h"
 #include "nereid/tether.h"
@@ -42,16 +40,6 @@ bool AddArrow(mjvScene* scn, Overlay overlay, const Vec3& from, const Vec3& vect
   return true;
 }
 
-// A body-frame [force; moment] at the body origin, as a force arrow and a thinner moment
-// arrow (right-hand rule) in the world.
-bool AddWrench(mjvScene* scn, Overlay overlay, const mjData* d, int body, const Vec6& wrench,
-               const ArrowScales& scales, double width) {
-  const Mat3 R = BodyRotation(d, body);
-  const Vec3 origin = BodyPosition(d, body);
-  return AddArrow(scn, overlay, origin, scales.force * (R * wrench.head<3>()), width) &&
-         AddArrow(scn, overlay, origin, scales.moment * (R * wrench.tail<3>()), 0.5 * width);
-}
-
 bool AddThrust(const mjModel* m, const mjData* d, const ArrowScales& scales, double width,
                mjvScene* scn) {
   for (int a = 0; a < m->nu; ++a) {
@@ -71,16 +59,14 @@ bool AddThrust(const mjModel* m, const mjData* d, const ArrowScales& scales, dou
 bool AddHydrodynamics(const mjModel* m, const mjData* d, const OverlaySet& enabled,
                       const ArrowScales& scales, double width, mjvScene* scn) {
   for (int instance : FindPluginInstances(m, kHydrodynamicsPlugin)) {
-    const Hydrodynamics* h = PluginObject<Hydrodynamics>(d, instance);
-    if (!h) continue;
-    const int body = h->config().body;
-    if (enabled[static_cast<int>(Overlay::kDamping)] &&
-        !AddWrench(scn, Overlay::kDamping, d, body, h->last_damping(), scales, width)) {
-      return false;
-    }
-    if (enabled[static_cast<int>(Overlay::kCoriolis)] &&
-        !AddWrench(scn, Overlay::kCoriolis, d, body, h->last_coriolis(), scales, width)) {
-      return false;
+    for (const auto& [overlay, part] : {std::pair(Overlay::kDamping, WrenchPart::kDamping),
+                                        std::pair(Overlay::kCoriolis, WrenchPart::kAddedMass)}) {
+      PluginWrench w;
+      if (!enabled[static_cast<int>(overlay)] || !LastPluginWrench(m, d, instance, &w, part)) continue;
+      if (!AddArrow(scn, overlay, w.point, scales.force * w.force, width) ||
+          !AddArrow(scn, overlay, w.point, scales.moment * w.torque, 0.5 * width)) {
+        return false;
+      }
     }
   }
   return true;
@@ -101,14 +87,11 @@ bool AddWeight(const mjModel* m, const mjData* d, const ArrowScales& scales, dou
 
 bool AddBuoyancy(const mjModel* m, const mjData* d, const ArrowScales& scales, double width,
                  mjvScene* scn) {
+  // buoyancy and, in accelerating water, the Froude-Krylov force, at the centre of buoyancy
   for (int instance : FindPluginInstances(m, kBuoyancyPlugin)) {
-    const Buoyancy* b = PluginObject<Buoyancy>(d, instance);
-    if (!b) continue;
-    const int body = b->config().body;
-    const Vec3 cb = BodyPosition(d, body) + BodyRotation(d, body) * b->config().center_of_buoyancy;
-    if (!AddArrow(scn, Overlay::kBuoyancy, cb, scales.restoring * b->last_force(), width)) {
-      return false;
-    }
+    PluginWrench w;
+    if (!LastPluginWrench(m, d, instance, &w)) continue;
+    if (!AddArrow(scn, Overlay::kBuoyancy, w.point, scales.restoring * w.force, width)) return false;
   }
   return true;
 }

@@ -108,14 +108,18 @@ std::string TakeLastPluginError();
 // force, at the body origin (the M_A nudot part that Nereid's engine holds in the mass
 // matrix is not included). nereid.buoyancy: buoyancy plus the Froude-Krylov force of an
 // accelerating current, at the centre of buoyancy. False (and `out` untouched) for any
-// other instance, or before the instance has an object in `d`.
+// other instance, or before the instance has an object in `d`. `part` selects a share of a
+// hydrodynamics instance's wrench (kDamping: D(nu_r) nu_r; kAddedMass: its added-mass
+// velocity terms); other instances have only kAll.
+enum class WrenchPart { kAll, kDamping, kAddedMass };
 struct PluginWrench {
   int body = -1;
   Vec3 force = Vec3::Zero();
   Vec3 torque = Vec3::Zero();
   Vec3 point = Vec3::Zero();
 };
-bool LastPluginWrench(const mjModel* m, const mjData* d, int instance, PluginWrench* out);
+bool LastPluginWrench(const mjModel* m, const mjData* d, int instance, PluginWrench* out,
+                      WrenchPart part = WrenchPart::kAll);
 
 // Nereid plugin objects alive in this process (one per instance per mjData): for leak
 // checks (a failed load must leave none behind).
