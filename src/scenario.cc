@@ -64,6 +64,20 @@ double Coordinate(const Reader& r, const json& value, const std::string& path) {
   return x;
 }
 
+// A length within the bound, > 0.
+double Length(const Reader& r, const json& value, const std::string& path) {
+  const double x = Coordinate(r, value, path);
+  if (!(x > 0)) r.Fail(path, "must be > 0", &value);
+  return x;
+}
+
+// A position [x, y, z] within the bound.
+Vec3 Position(const Reader& r, const json& value, const std::string& path) {
+  const Vec3 p = r.Vector3(value, path);
+  if (!(p.cwiseAbs().maxCoeff() <= kMaxCoordinate)) r.Fail(path, "coordinates must be within +-1e5 m", &value);
+  return p;
+}
+
 Path ReadPath(const Reader& r, const json& pj, const std::string& pp) {
   Path path;
   r.Keys(pj, pp, {"zigzag", "points"});
@@ -76,14 +90,8 @@ Path ReadPath(const Reader& r, const json& pj, const std::string& pp) {
     if (z.contains("wall_offset")) spec.wall_offset = Coordinate(r, z["wall_offset"], zp + "/wall_offset");
     if (z.contains("y0")) spec.y0 = Coordinate(r, z["y0"], zp + "/y0");
     if (z.contains("z_top")) spec.z_top = Coordinate(r, z["z_top"], zp + "/z_top");
-    if (z.contains("stroke_height")) {
-      spec.stroke_height = Coordinate(r, z["stroke_height"], zp + "/stroke_height");
-      if (!(spec.stroke_height > 0)) r.Fail(zp + "/stroke_height", "must be > 0", &z["stroke_height"]);
-    }
-    if (z.contains("stroke_spacing")) {
-      spec.stroke_spacing = Coordinate(r, z["stroke_spacing"], zp + "/stroke_spacing");
-      if (!(spec.stroke_spacing > 0)) r.Fail(zp + "/stroke_spacing", "must be > 0", &z["stroke_spacing"]);
-    }
+    if (z.contains("stroke_height")) spec.stroke_height = Length(r, z["stroke_height"], zp + "/stroke_height");
+    if (z.contains("stroke_spacing")) spec.stroke_spacing = Length(r, z["stroke_spacing"], zp + "/stroke_spacing");
     if (z.contains("point_spacing") && z.contains("num")) r.Fail(zp, "give point_spacing or num, not both", &z);
     if (z.contains("point_spacing")) {
       spec.point_spacing = r.Number(z["point_spacing"], zp + "/point_spacing");
@@ -103,11 +111,7 @@ Path ReadPath(const Reader& r, const json& pj, const std::string& pp) {
     const json& points = pj["points"];
     if (!points.is_array() || points.empty()) r.Fail(pp + "/points", "expected a non-empty array of [x, y, z]", &points);
     for (size_t i = 0; i < points.size(); ++i) {
-      const Vec3 p = r.Vector3(points[i], pp + "/points/" + std::to_string(i));
-      if (!(p.cwiseAbs().maxCoeff() <= kMaxCoordinate)) {
-        r.Fail(pp + "/points/" + std::to_string(i), "coordinates must be within +-1e5 m", &points[i]);
-      }
-      path.points.push_back(p);
+      path.points.push_back(Position(r, points[i], pp + "/points/" + std::to_string(i)));
     }
   }
   return path;
@@ -318,12 +322,7 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
         const std::string p = "/initial_state/bodies/" + it.key();
         r.Keys(*it, p, {"position", "quaternion", "velocity", "angular_velocity"});
         BodyState b{it.key(), p, {}, {}, {}, {}};
-        if (it->contains("position")) {
-          b.position = r.Vector3((*it)["position"], p + "/position");
-          if (!(b.position->cwiseAbs().maxCoeff() <= kMaxCoordinate)) {
-            r.Fail(p + "/position", "coordinates must be within +-1e5 m", &(*it)["position"]);
-          }
-        }
+        if (it->contains("position")) b.position = Position(r, (*it)["position"], p + "/position");
         if (it->contains("quaternion")) {
           std::vector<double> q = r.Numbers((*it)["quaternion"], p + "/quaternion", 4);
           Eigen::Vector4d v(q[0], q[1], q[2], q[3]);

@@ -9,7 +9,6 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <utility>
 
 #include "nereid/error.h"
 #include "nereid/rl.h"
