@@ -23,12 +23,40 @@ CONNECTOR = dict(mass=1.0, inertia="0.01 0.01 0.01", volume=1.0e-3, cob="0 0 0",
                  quadratic="21.24 11.19 17.27 0.152 0.108 0.065", size="0.05 0.1 0.05")
 
 
+# The BlueROV's six T200 thrusters as models/bluerov/bluerov.xml places them (ArduSub BLUEROV1
+# roles; positions are that model's ASSUMPTIONS): (site suffix, position, thrust axis).
+BLUEROV_THRUSTERS = (("thr1", "-0.12 -0.115 -0.04", "1 0 0"),   # starboard surge
+                     ("thr2", "-0.12 0.115 -0.04", "1 0 0"),    # port surge
+                     ("thr3", "0.165 -0.115 0", "0 0 1"),       # front-starboard vertical
+                     ("thr4", "0.165 0.115 0", "0 0 1"),        # front-port vertical
+                     ("thr5", "-0.15 0 0", "0 0 1"),            # rear vertical
+                     ("thr6", "0.03 0 -0.08", "0 1 0"))         # lateral
+# T200 at 16 V as models/bluerov/bluerov.xml (tools/fit_t200.py; see plugins/thruster/README.md),
+# plus seed 000 eq. 12's inflow loss T_nu (ASSUMPTION, documented in the model's comment).
+T200_COMMAND_MAP = ("1100 -3465 1152 -3207 1200 -2865 1248 -2548 1300 -2140 1352 -1705 1400 -1246 "
+                    "1448 -641 1468 -317 1472 0 1500 0 1528 0 1532 308 1552 630 1600 1237 1652 1740 "
+                    "1700 2129 1752 2538 1800 2888 1852 3260 1900 3533")
+T200_K_FORWARD, T200_K_REVERSE = 4.09045e-06, 3.25940e-06  # N/rpm^2
+T200_DIAMETER = 0.076  # m, propeller diameter (Blue Robotics T200 datasheet: 76 mm)
+T200_J0 = 0.9          # advance ratio at which K_T vanishes (ASSUMPTION, see thrust_loss_comment)
+
+
+def t200_thrust_loss():
+    """T_nu of seed 000 eq. 12 from the straight-line K_T = a0 (1 - J / J0) of eq. 13.
+
+    With J = u_a / (N D), N = n / 60 (n in rpm) and T0 = k n^2 = rho D^4 a0 N^2:
+    T = T0 - rho D^3 (a0 / J0) N u_a, so T_nu = 60 k / (D J0) in N / (rpm m/s).
+    """
+    return 60.0 * T200_K_FORWARD / (T200_DIAMETER * T200_J0)
+
+
 def vehicle(name, pos, quat="1 0 0 0", mass=20.0, inertia="1 1 1", volume=None,
             cob="0 0 -0.1", added_mass=None, linear=None, quadratic=None,
-            size="0.2 0.15 0.1"):
+            size="0.2 0.15 0.1", thrusters=()):
     return dict(name=name, pos=pos, quat=quat, mass=mass, inertia=inertia,
                 volume=mass / 1000.0 if volume is None else volume, cob=cob,
-                added_mass=added_mass, linear=linear, quadratic=quadratic, size=size)
+                added_mass=added_mass, linear=linear, quadratic=quadratic, size=size,
+                thrusters=thrusters)
 
 
 def model(name, comment, vehicles, welds, timestep=0.002):
@@ -52,17 +80,36 @@ def model(name, comment, vehicles, welds, timestep=0.002):
               f'      <config key="volume" value="{v["volume"]:.6g}"/>',
               f'      <config key="center_of_buoyancy" value="{v["cob"]}"/>',
               "    </instance></plugin>"]
+    if any(v["thrusters"] for v in vehicles):
+        x += ['    <plugin plugin="nereid.thruster"><instance name="t200_16v">',
+              '      <config key="input" value="pwm"/>',
+              f'      <config key="command_map" value="{T200_COMMAND_MAP}"/>',
+              f'      <config key="thrust_coefficient" value="{T200_K_FORWARD:.5e} {T200_K_REVERSE:.5e}"/>',
+              f'      <config key="thrust_loss" value="{t200_thrust_loss():.4e}"/>',
+              '      <config key="thrust_limits" value="-39.91 51.48"/>',
+              "    </instance></plugin>"]
     x += ["  </extension>", "  <worldbody>"]
     for v in vehicles:
         x += [f'    <body name="{v["name"]}" pos="{v["pos"]}" quat="{v["quat"]}" simple="false">',
               f'      <freejoint name="{v["name"]}_free"/>',
               f'      <inertial pos="0 0 0" mass="{v["mass"]}" diaginertia="{v["inertia"]}"/>',
-              f'      <geom type="box" size="{v["size"]}" contype="0" conaffinity="0" rgba="0.2 0.4 0.8 0.6"/>',
-              "    </body>"]
+              f'      <geom type="box" size="{v["size"]}" contype="0" conaffinity="0" rgba="0.2 0.4 0.8 0.6"/>']
+        for suffix, pos, axis in v["thrusters"]:
+            x.append(f'      <site name="{v["name"]}_{suffix}" pos="{pos}" zaxis="{axis}" type="cylinder" '
+                     'size="0.008 0.06" rgba="1 0.3 0.1 1" group="2"/>')
+        x.append("    </body>")
     x += ["  </worldbody>", "  <equality>"]
     for w in welds:
         x.append("    " + w)
-    x += ["  </equality>", "</mujoco>", ""]
+    x += ["  </equality>"]
+    actuators = [(v["name"], suffix) for v in vehicles for suffix, _, _ in v["thrusters"]]
+    if actuators:
+        x.append("  <actuator>")
+        for body, suffix in actuators:
+            x.append(f'    <plugin name="{body}_{suffix}" instance="t200_16v" site="{body}_{suffix}" '
+                     'gear="0 0 1 0 0 0" ctrllimited="true" ctrlrange="1100 1900"/>')
+        x.append("  </actuator>")
+    x += ["</mujoco>", ""]
     with open(os.path.join(OUT, name + ".xml"), "w") as f:
         f.write("\n".join(x))
 
@@ -101,6 +148,25 @@ def main():
           [vehicle("rov_left", f"0 {half} -2", **BLUEROV),
            vehicle("connector", "0 0 -2", **CONNECTOR),
            vehicle("rov_right", f"0 {-half} -2", **BLUEROV)],
+          ['<weld name="uk:left" body1="connector" body2="rov_left"/>',
+           '<weld name="uk:right" body1="connector" body2="rov_right"/>'])
+    model("bluerov_pair_thrusters", f"""
+  Seed 000 (000_d4d7cdd2ca2280c2.txt) Sections 3.3 and 4.2: the pair of bluerov_pair.xml
+  (same ROVs, connector, spacing and welds) with each BlueROV's six T200 thrusters at their
+  mount positions (models/bluerov/bluerov.xml; positions and roles are that model's
+  ASSUMPTIONS), driven by PWM through nereid.thruster so that thrust moments act.
+  Thruster model (seed 000 section 2.2): eq. 12, T = T_nn |n| n - T_nu |n| u_a, with
+  PWM -> rpm (eq. 14; the seed's eq. 39 fit a x^b + c is printed without its numbers) taken
+  from Blue Robotics' T200 table at 16 V and T_nn from a least-squares fit of the same table
+  (tools/fit_t200.py). T_nu: the seed plots its fit (Figs. 10-11) but prints no number.
+  ASSUMPTION: the straight line of eq. 13, K_T = a0 + a1 J, reaches zero at J0 = {T200_J0}
+  (a propeller of pitch ratio about 1), with the T200's {T200_DIAMETER * 1000:.0f} mm propeller:
+  T_nu = 60 k_forward / (D J0) = {t200_thrust_loss():.4e} N per rpm per m/s, i.e. about a quarter
+  of the thrust lost at 1700 us and 0.6 m/s. Actuator names: <rov>_thr1..6 (thr1, thr2
+  surge; thr3, thr4, thr5 vertical; thr6 lateral).""",
+          [vehicle("rov_left", f"0 {half} -2", thrusters=BLUEROV_THRUSTERS, **BLUEROV),
+           vehicle("connector", "0 0 -2", **CONNECTOR),
+           vehicle("rov_right", f"0 {-half} -2", thrusters=BLUEROV_THRUSTERS, **BLUEROV)],
           ['<weld name="uk:left" body1="connector" body2="rov_left"/>',
            '<weld name="uk:right" body1="connector" body2="rov_right"/>'])
     s = 0.7

@@ -95,7 +95,8 @@ void TrajectoryRow(const mjModel* m, const mjData* d, std::vector<double>* row) 
 }
 
 ResolvedInput ResolveInput(const std::string& input, std::optional<Engine> engine,
-                           std::optional<Integrator> integrator, std::optional<double> dt) {
+                           std::optional<Integrator> integrator, std::optional<double> dt,
+                           std::optional<ConstraintMethod> constraints) {
   ResolvedInput r;
   r.model = input;
   if (EndsWith(input, ".json")) {
@@ -108,6 +109,8 @@ ResolvedInput ResolveInput(const std::string& input, std::optional<Engine> engin
   r.options.engine = engine.value_or(s && s->engine ? *s->engine : Engine::kNereid);
   r.options.integrator = integrator ? integrator : (s ? s->integrator : std::nullopt);
   r.options.timestep = dt ? dt : (s ? s->dt : std::nullopt);
+  r.options.constraints =
+      constraints.value_or(s && s->constraints ? *s->constraints : ConstraintMethod::kMuJoCo);
   return r;
 }
 
@@ -115,7 +118,8 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
   if (options.record_every < 1) {
     throw ConfigError("--record-every must be >= 1, got " + std::to_string(options.record_every));
   }
-  ResolvedInput input = ResolveInput(options.input, options.engine, options.integrator, options.dt);
+  ResolvedInput input = ResolveInput(options.input, options.engine, options.integrator, options.dt,
+                                     options.constraints);
   std::optional<Scenario>& scenario = input.scenario;
   const std::string& model_path = input.model;
   const SimulationOptions& sim_options = input.options;
@@ -130,10 +134,12 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
   mjData* d = sim->data();
   std::unique_ptr<PathController> follower;
   std::unique_ptr<VmsController> vms;
+  std::vector<Stabilize> holds;
   int controlled_body = -1;
   if (scenario) {
     scenario->Apply(*sim);
     follower = scenario->MakeController(*sim, &controlled_body);
+    holds = scenario->MakeStabilizers(*sim);
     if (scenario->vms_controller) {
       vms = std::make_unique<VmsController>(*sim, *scenario->vms_controller, scenario->source);
       if (log) {
@@ -153,10 +159,32 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
   for (size_t i = 0; i < columns.size(); ++i) csv << (i ? "," : "") << columns[i];
   csv << "\n";
   std::vector<double> row;
+  // the depth and attitude holds: their attitude readings and thruster commands
+  std::ofstream hold_csv;
+  const std::string hold_path = (std::filesystem::path(options.out_dir) / "stabilize.csv").string();
+  if (!holds.empty()) {
+    hold_csv.open(hold_path);
+    if (!hold_csv) throw ConfigError(hold_path + ": cannot write");
+    hold_csv.precision(10);
+    hold_csv << "t";
+    for (const Stabilize& h : holds) {
+      const std::string b = mj_id2name(m, mjOBJ_BODY, h.body());
+      hold_csv << "," << b << ".roll," << b << ".pitch";
+      for (const std::string& n : h.thrusters().names) hold_csv << ",ctrl." << n;
+    }
+    hold_csv << "\n";
+  }
   auto write_row = [&] {
     TrajectoryRow(m, d, &row);
     for (size_t i = 0; i < row.size(); ++i) csv << (i ? "," : "") << row[i];
     csv << "\n";
+    if (holds.empty()) return;
+    hold_csv << d->time;
+    for (const Stabilize& h : holds) {
+      hold_csv << "," << h.roll() << "," << h.pitch();
+      for (int a : h.thrusters().actuators) hold_csv << "," << d->ctrl[a];
+    }
+    hold_csv << "\n";
   };
 
   RunResult result;
@@ -192,6 +220,7 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
       if (follower->done() && scenario->controller->stop_when_done) break;
     }
     if (vms) vms->Update(m->opt.timestep);
+    for (Stabilize& h : holds) h.Update(m, d);
     std::string error;
     std::copy(d->qpos, d->qpos + m->nq, last_qpos.begin());
     std::copy(d->qvel, d->qvel + m->nv, last_qvel.begin());
@@ -238,6 +267,7 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
       {"nereid_version", NEREID_VERSION},
       {"engine", ToString(sim->engine())},
       {"integrator", ToString(sim->integrator())},
+      {"constraints", ToString(sim->constraints())},
       {"timestep", m->opt.timestep},
       {"duration_requested", duration},
       {"steps", result.steps},
@@ -272,6 +302,15 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
     follower->WriteLogs(options.out_dir);
     const std::vector<std::string> warnings = follower->warnings();
     if (!warnings.empty()) summary["warnings"] = warnings;
+  }
+  if (!holds.empty()) {
+    json list = json::array();
+    for (const Stabilize& h : holds) {
+      list.push_back({{"body", mj_id2name(m, mjOBJ_BODY, h.body())},
+                      {"depth_reference_m", -h.height_reference()},
+                      {"thrusters", h.thrusters().names}});
+    }
+    summary["stabilize"] = {{"holds", list}, {"log", hold_path}};
   }
   if (vms) {
     // the vms controller's references, thruster wrenches and monitors (docs/vms.md)

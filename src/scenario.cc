@@ -78,6 +78,50 @@ Vec3 Position(const Reader& r, const json& value, const std::string& path) {
   return p;
 }
 
+// "stabilize": [{"body", "depth", "thrusters", "gains"}] (docs/scenarios.md)
+std::vector<StabilizeSpec> ReadStabilize(const Reader& r, const json& list, const std::string& path) {
+  constexpr size_t kMaxEntries = 64;
+  if (!list.is_array()) r.Fail(path, "expected an array of {\"body\": ...} objects", &list);
+  if (list.size() > kMaxEntries) {
+    r.Fail(path, std::to_string(list.size()) + " entries; at most " + std::to_string(kMaxEntries));
+  }
+  std::vector<StabilizeSpec> specs;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string p = path + "/" + std::to_string(i);
+    const json& e = list[i];
+    r.Keys(e, p, {"body", "depth", "thrusters", "gains"});
+    StabilizeSpec s;
+    s.path = p;
+    s.body = r.String(r.Required(e, p, "body"), p + "/body");
+    for (const StabilizeSpec& other : specs) {
+      if (other.body == s.body) r.Fail(p + "/body", "a second hold for the same body", &e["body"]);
+    }
+    if (e.contains("depth")) s.depth = Coordinate(r, e["depth"], p + "/depth");
+    if (e.contains("thrusters")) {
+      const json& names = e["thrusters"];
+      if (!names.is_array() || names.empty() || names.size() > kMaxEntries) {
+        r.Fail(p + "/thrusters", "expected 1 to 64 actuator names", &names);
+      }
+      for (size_t k = 0; k < names.size(); ++k) {
+        s.thrusters.push_back(r.String(names[k], p + "/thrusters/" + std::to_string(k)));
+      }
+    }
+    if (e.contains("gains")) {
+      const json& g = e["gains"];
+      const std::string gp = p + "/gains";
+      r.Keys(g, gp, {"depth_p", "climb_p", "angle_p", "rate_p", "max_climb_rate", "max_rate"});
+      StabilizeGains& k = s.gains;
+      for (auto [key, field] : {std::pair{"depth_p", &k.depth_p}, {"climb_p", &k.climb_p},
+                                {"angle_p", &k.angle_p}, {"rate_p", &k.rate_p},
+                                {"max_climb_rate", &k.max_climb_rate}, {"max_rate", &k.max_rate}}) {
+        if (g.contains(key)) *field = r.Positive(g[key], gp + "/" + key);
+      }
+    }
+    specs.push_back(std::move(s));
+  }
+  return specs;
+}
+
 Path ReadPath(const Reader& r, const json& pj, const std::string& pp) {
   Path path;
   r.Keys(pj, pp, {"zigzag", "points"});
@@ -278,7 +322,7 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
   const json root = detail::ParseJson(text, source);
   r.Keys(root, "", {"model", "duration", "dt", "integrator", "engine", "keyframe",
                     "initial_state", "current", "controls", "wrenches", "controller",
-                    "description"});
+                    "stabilize", "constraints", "description"});
   Scenario s;
   s.source = source;
   if (!root.contains("model")) r.Fail("/model", "missing required key (path of an MJCF file)");
@@ -304,6 +348,13 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
       r.Fail("/engine", "expected \"nereid\" or \"mujoco\"", &root["engine"]);
     }
     s.engine = engine;
+  }
+  if (root.contains("constraints")) {
+    ConstraintMethod method;
+    if (!ParseConstraintMethod(r.String(root["constraints"], "/constraints"), &method)) {
+      r.Fail("/constraints", "expected \"mujoco\" or \"uk\"", &root["constraints"]);
+    }
+    s.constraints = method;
   }
   if (root.contains("keyframe")) {
     const json& k = root["keyframe"];
@@ -375,6 +426,8 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
   } else if (root.contains("controller")) {
     s.controller = ReadController(r, root["controller"], "/controller");
   }
+
+  if (root.contains("stabilize")) s.stabilize = ReadStabilize(r, root["stabilize"], "/stabilize");
 
   if (root.contains("wrenches")) {
     const json& list = root["wrenches"];
@@ -484,6 +537,12 @@ std::unique_ptr<PathController> Scenario::MakeController(const Simulation& sim, 
   const double period = controller->pose_rate > 0 ? 1.0 / controller->pose_rate : 0.0;
   return std::make_unique<PathFollower>(controller->path, CascadedPid(sim, *body, controller->gains),
                                         controller->reference, period);
+}
+
+std::vector<Stabilize> Scenario::MakeStabilizers(const Simulation& sim) const {
+  std::vector<Stabilize> out;
+  for (const StabilizeSpec& spec : stabilize) out.emplace_back(sim, spec, source);
+  return out;
 }
 
 void Scenario::ApplyInputs(Simulation& sim, double t) const {

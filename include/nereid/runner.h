@@ -20,6 +20,7 @@ struct RunOptions {
   std::optional<double> dt;              // s (default: scenario's, else the model's)
   std::optional<Integrator> integrator;  // default: scenario's, else the model's
   std::optional<Engine> engine;          // default: scenario's, else nereid
+  std::optional<ConstraintMethod> constraints;  // "uk:" welds; default: scenario's, else MuJoCo
   std::string out_dir = "results";
   int record_every = 1;                  // write every N-th step (the first and last always)
 };
@@ -43,7 +44,8 @@ struct ResolvedInput {
 };
 ResolvedInput ResolveInput(const std::string& input, std::optional<Engine> engine = std::nullopt,
                            std::optional<Integrator> integrator = std::nullopt,
-                           std::optional<double> dt = std::nullopt);
+                           std::optional<double> dt = std::nullopt,
+                           std::optional<ConstraintMethod> constraints = std::nullopt);
 
 // Runs the job and writes its outputs. Throws ConfigError / LoadError for bad input; a
 // diverging state ends the run early with result.diverged, a MuJoCo fatal error with

@@ -16,6 +16,8 @@
 #include "nereid/mpc.h"
 #include "nereid/path.h"
 #include "nereid/simulation.h"
+#include "nereid/stabilize.h"
+#include "nereid/uk.h"
 #include "nereid/vms.h"
 
 namespace nereid {
@@ -72,6 +74,8 @@ struct Scenario {
   std::vector<Wrench> wrenches;
   std::optional<Controller> controller;
   std::optional<VmsControllerSpec> vms_controller;  // {"type": "vms"} (docs/vms.md)
+  std::vector<StabilizeSpec> stabilize;  // depth and attitude hold per vehicle (at most 64)
+  std::optional<ConstraintMethod> constraints;  // who enforces "uk:" welds (default MuJoCo)
 
   // Parses a scenario file / text. Throws ConfigError "<file>: <json path>: <rule> (got ...)".
   static Scenario FromFile(const std::string& path);
@@ -84,6 +88,8 @@ struct Scenario {
   // The scenario's path-following controller (nullptr if none), and its body. Throws
   // ConfigError naming the JSON path of an unknown body or one without thrusters.
   std::unique_ptr<PathController> MakeController(const Simulation& sim, int* body) const;
+  // The scenario's depth and attitude holds, in file order. Throws ConfigError as above.
+  std::vector<Stabilize> MakeStabilizers(const Simulation& sim) const;
   // Sets ctrl and xfrc_applied for time t (call before each step).
   void ApplyInputs(Simulation& sim, double t) const;
 

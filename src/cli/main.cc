@@ -28,7 +28,7 @@ constexpr char kUsage[] =
     "usage:\n"
     "  nereid run MODEL.xml|SCENARIO.json [--duration S] [--dt H]\n"
     "             [--integrator euler|rk4|implicitfast] [--engine nereid|mujoco]\n"
-    "             [--out DIR] [--record-every N]\n"
+    "             [--constraints mujoco|uk] [--out DIR] [--record-every N]\n"
     "      Steps the model headless from keyframe 0 (or the scenario's initial state) and\n"
     "      writes DIR/trajectory.csv and DIR/summary.json (DIR defaults to results).\n"
     "  nereid bench [--out FILE.json] [--models DIR] [--steps N] [--samples N] [--no-rl] [--no-mpc]\n"
@@ -86,6 +86,13 @@ int Run(const std::vector<std::string>& args) {
       const std::string v = value();
       if (!nereid::ParseEngine(v, &engine)) throw Usage{"--engine expects nereid or mujoco, got '" + v + "'"};
       options.engine = engine;
+    } else if (a == "--constraints") {
+      nereid::ConstraintMethod method;
+      const std::string v = value();
+      if (!nereid::ParseConstraintMethod(v, &method)) {
+        throw Usage{"--constraints expects mujoco or uk, got '" + v + "'"};
+      }
+      options.constraints = method;
     } else if (a == "--out") {
       options.out_dir = value();
     } else if (a == "--record-every") {
