@@ -8,6 +8,7 @@ a non-empty PNG, and no figure may be NaN or infinite. The physics in the report
 elsewhere (tests/vms, tests/uk, ...); this test keeps the one command that regenerates
 docs/validation.md working.
 """
+import json
 import os
 import pathlib
 import re
@@ -25,7 +26,7 @@ if done.returncode != 0:
 
 report = (out / "docs" / "validation.md").read_text()
 failures = []
-for heading in ["## Seed 001", "### Case A", "### Case B", "## Seed 000", "## Seed 002", "### Table 6.1", "### Table 6.2", "## Seed 003",
+for heading in ["## Seed 001", "### Case A", "### Case B", "## Seed 000", "### Seed 000: which BG", "### Seed 000: the pair trials", "## Seed 002", "### Table 6.1", "### Table 6.2", "## Seed 003",
                 "### 6.4", "### 6.5", "### 6.6", "## Seed 004", "## Commands run"]:
     if not re.search(r"^" + re.escape(heading), report, re.M):
         failures.append(f"no section '{heading}'")
@@ -38,6 +39,15 @@ for image in images:
         failures.append(f"plot {image} missing or not a PNG")
 for bad in re.findall(r"\b(?:nan|inf)\b", report, re.I):
     failures.append(f"non-finite figure '{bad}' in the report")
+# seed 000's trials: the autopilots keep every run upright, and UK and MuJoCo's weld agree
+trials = json.loads((out / "docs" / "validation" / "seed000_trials.json").read_text())
+for name, trial in trials.items():
+    for variant, pitch in trial["max_pitch_deg"].items():
+        if not pitch < 10:
+            failures.append(f"seed 000 {name} ({variant}): pitch reached {pitch:.1f} deg")
+    uk = trial["uk_vs_weld"]
+    if not uk["dtw_speed_mps"] < 1e-3:
+        failures.append(f"seed 000 {name}: UK and weld differ by {uk['dtw_speed_mps']} m/s (DTW)")
 if "nereid validate" not in report:
     failures.append("the report does not name the command that regenerates it")
 if failures:
