@@ -42,7 +42,7 @@ constexpr char kUsage[] =
     "  nereid validate [--out DIR] [--work DIR]\n"
     "      Re-runs every seed case and writes DIR/validation.md with its plots (DIR defaults\n"
     "      to the source tree's docs; runs in --work, default results/validation). Needs\n"
-    "      python3 with numpy and matplotlib (PYTHON overrides the interpreter).\n"
+    "      python3 with numpy, matplotlib and dtaidistance (PYTHON overrides the interpreter).\n"
     "  nereid baselines TASK [--episodes N] [--seed S] [--out FILE.json] [--no-mpc]\n"
     "                   [--mpc-period S] [--mpc-horizon N] [--mpc-prediction seed|full]\n"
     "      Scores zero thrust, random actions, the scripted PID and (station keeping) the MPC\n"

@@ -77,6 +77,23 @@ check("missing model exits 1 and names it", p.returncode == 1 and "missing.xml" 
 p = run("run", xml, "--integrator", "verlet")
 check("unknown integrator is a usage error", p.returncode == 2 and "verlet" in p.stderr,
       p.stderr)
+p = run("run", xml, "--constraints", "rigid")
+check("unknown constraint method is a usage error", p.returncode == 2 and "'rigid'" in p.stderr,
+      p.stderr)
+
+# seed 000's rotational trial with UK connections and the autopilots: the summary says who
+# enforced the welds, and stabilize.csv has the holds' angles and commands
+p = run("run", os.path.join(source, "scenarios", "seed000", "pair_rotational.json"), "--constraints", "uk",
+        "--duration", "4", "--out", os.path.join(work, "s000"))
+check("seed 000 trial runs with --constraints uk", p.returncode == 0, p.stderr)
+if p.returncode == 0:
+    s = json.load(open(os.path.join(work, "s000", "summary.json")))
+    check("summary names the constraint method", s.get("constraints") == "uk", s.get("constraints"))
+    holds = [h["body"] for h in s.get("stabilize", {}).get("holds", [])]
+    check("summary lists both holds", holds == ["rov_left", "rov_right"], holds)
+    header, rows = read_csv(os.path.join(work, "s000", "stabilize.csv"))
+    check("stabilize.csv has the holds' pitch and vertical thruster commands",
+          "rov_left.pitch" in header and "ctrl.rov_right_thr5" in header and len(rows) > 100, header[:6])
 
 # a diverging run: exit status 3, the error in the summary, the last finite state kept
 boom = os.path.join(work, "boom.json")
