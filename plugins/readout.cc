@@ -42,4 +42,11 @@ bool LastPluginWrench(const mjModel* m, const mjData* d, int instance, PluginWre
   return false;
 }
 
+bool AddedMassInMassMatrix(const mjModel* m, const mjData* d, int instance) {
+  if (instance < 0 || instance >= m->nplugin || !d->plugin_data[instance]) return false;
+  const mjpPlugin* plugin = mjp_getPluginAtSlot(m->plugin[instance]);
+  if (!plugin || !plugin->name || std::strcmp(plugin->name, kHydrodynamicsPlugin) != 0) return false;
+  return PluginObject<Hydrodynamics>(d, instance)->added_mass_in_mass_matrix();
+}
+
 }  // namespace nereid

@@ -146,9 +146,10 @@ void CheckMjcfText(const std::string& text, const std::string& name, const std::
 
 using Parser = std::function<mjSpec*(char* error, int size)>;
 
-std::unique_ptr<Simulation> Load(const Parser& parse, const std::string& name,
-                                 const SimulationOptions& options, MuJoCoWarnings* warnings,
-                                 const std::function<std::unique_ptr<Simulation>(mjModel*)>& make) {
+// Parses, expands tethers and compiles (recompiling added-mass bodies MuJoCo stored as
+// "simple"); the caller owns the model.
+mjModel* Load(const Parser& parse, const std::string& name, const SimulationOptions& options,
+              MuJoCoWarnings* warnings) {
   std::optional<EngineScope> scope;
   if (options.engine == Engine::kNereid) scope.emplace();
   TakeLastPluginError();
@@ -214,13 +215,13 @@ std::unique_ptr<Simulation> Load(const Parser& parse, const std::string& name,
     }
   }
   mj_deleteSpec(spec);
-  return make(m);
+  return m;
 }
 
 }  // namespace
 
-std::unique_ptr<Simulation> Simulation::LoadFile(const std::string& path,
-                                                 const SimulationOptions& options) {
+mjModel* Simulation::CompileFile(const std::string& path, const SimulationOptions& options,
+                                 MuJoCoWarnings* warnings) {
   // a bounded path (MuJoCo's resource lookup is quadratic in its length), to a regular file
   constexpr size_t kMaxPath = 1024;
   if (path.size() > kMaxPath) {
@@ -239,11 +240,16 @@ std::unique_ptr<Simulation> Simulation::LoadFile(const std::string& path,
       CheckMjcfText(text.str(), path, std::filesystem::path(path).parent_path(), 0);
     }
   }
+  MuJoCoWarnings ignored;
+  return Load([&](char* error, int size) { return mj_parseXML(path.c_str(), nullptr, error, size); },
+              path, options, warnings ? warnings : &ignored);
+}
+
+std::unique_ptr<Simulation> Simulation::LoadFile(const std::string& path,
+                                                 const SimulationOptions& options) {
   MuJoCoWarnings warnings;
-  return Load(
-      [&](char* error, int size) { return mj_parseXML(path.c_str(), nullptr, error, size); },
-      path, options, &warnings,
-      [&](mjModel* m) { return std::unique_ptr<Simulation>(new Simulation(m, path, options, warnings)); });
+  mjModel* m = CompileFile(path, options, &warnings);
+  return std::unique_ptr<Simulation>(new Simulation(m, nullptr, path, options, warnings));
 }
 
 std::unique_ptr<Simulation> Simulation::LoadString(const std::string& xml,
@@ -251,18 +257,36 @@ std::unique_ptr<Simulation> Simulation::LoadString(const std::string& xml,
                                                    const std::string& name) {
   CheckMjcfText(xml, name, std::filesystem::current_path(), 0);
   MuJoCoWarnings warnings;
-  return Load(
+  mjModel* m = Load(
       [&](char* error, int size) { return mj_parseXMLString(xml.c_str(), nullptr, error, size); },
-      name, options, &warnings,
-      [&](mjModel* m) { return std::unique_ptr<Simulation>(new Simulation(m, name, options, warnings)); });
+      name, options, &warnings);
+  return std::unique_ptr<Simulation>(new Simulation(m, nullptr, name, options, warnings));
 }
 
-Simulation::Simulation(mjModel* m, std::string source, const SimulationOptions& options,
+std::unique_ptr<Simulation> Simulation::Attach(mjModel* m, mjData* d, const SimulationOptions& options,
+                                               const std::string& name) {
+  if (!m || !d) throw ConfigError(name + ": Attach needs an mjModel and an mjData");
+  if (options.engine == Engine::kNereid) {
+    for (int instance : FindPluginInstances(m, kHydrodynamicsPlugin)) {
+      if (!AddedMassInMassMatrix(m, d, instance) &&
+          HydrodynamicsConfig::FromModel(m, instance).has_added_mass()) {
+        throw ConfigError(name + ": nereid.hydrodynamics instance '" + PluginInstanceName(m, instance) +
+                          "': this mjData was made outside Nereid's engine, so the instance left "
+                          "its added mass out (stock_fallback); make the data inside an "
+                          "EngineScope (Python: nereid.make_data(model))");
+      }
+    }
+  }
+  return std::unique_ptr<Simulation>(new Simulation(m, d, name, options, {}));
+}
+
+Simulation::Simulation(mjModel* m, mjData* d, std::string source, const SimulationOptions& options,
                        MuJoCoWarnings load_warnings)
-    : m_(m), source_(std::move(source)), options_(options), warnings_(std::move(load_warnings)) {
+    : m_(m), d_(d), owned_(d == nullptr), source_(std::move(source)), options_(options),
+      warnings_(std::move(load_warnings)) {
   if (options.timestep) {
     if (!(*options.timestep > 0) || !std::isfinite(*options.timestep)) {
-      mj_deleteModel(m_);
+      FreeModel();
       throw ConfigError(source_ + ": time step must be a positive number of seconds, got " +
                         std::to_string(*options.timestep));
     }
@@ -270,7 +294,7 @@ Simulation::Simulation(mjModel* m, std::string source, const SimulationOptions& 
   }
   if (!(m_->opt.timestep > 0) || !std::isfinite(m_->opt.timestep)) {  // the model's own <option timestep>
     const double h = m_->opt.timestep;
-    mj_deleteModel(m_);
+    FreeModel();
     throw ConfigError(source_ + ": <option timestep=\"" + std::to_string(h) +
                       "\">: the time step must be a positive, finite number of seconds");
   }
@@ -288,7 +312,7 @@ Simulation::Simulation(mjModel* m, std::string source, const SimulationOptions& 
       default: integrator_ = Integrator::kImplicitFast; break;  // implicit or implicitfast
     }
   }
-  {
+  if (owned_) {
     std::optional<EngineScope> scope;
     if (options.engine == Engine::kNereid) scope.emplace();
     std::string error;
@@ -300,7 +324,7 @@ Simulation::Simulation(mjModel* m, std::string source, const SimulationOptions& 
   }
   if (!d_) {
     std::string plugin = TakeLastPluginError();
-    mj_deleteModel(m_);
+    FreeModel();
     throw ConfigError(source_ + ": could not make mjData" + (plugin.empty() ? "" : ": " + plugin));
   }
   if (options.engine == Engine::kNereid) FindAddedMass();
@@ -312,8 +336,8 @@ Simulation::Simulation(mjModel* m, std::string source, const SimulationOptions& 
       }
       uk_ = uk::ConstraintSet::Create(m_, d_, source_, options.uk);
     } catch (...) {
-      mj_deleteData(d_);
-      mj_deleteModel(m_);
+      FreeData();
+      FreeModel();
       throw;
     }
   }
@@ -332,10 +356,15 @@ Simulation::Simulation(mjModel* m, std::string source, const SimulationOptions& 
   const auto n = static_cast<size_t>(4 * (nq + nv + na) + 4 * (nv + na) + 2 * nv + na);
   rk_buffer_.assign(n, 0.0);
   try {
-    Reset();
+    if (owned_) {
+      Reset();
+    } else {  // an attached mjData keeps its state; UK connections start as the model says
+      if (uk_) uk_->Reset(m_, d_);
+      Forward();
+    }
   } catch (...) {  // e.g. MuJoCoError: the arena is too small for one forward pass
-    mj_deleteData(d_);
-    mj_deleteModel(m_);
+    FreeData();
+    FreeModel();
     throw;
   }
 }
@@ -355,9 +384,19 @@ void Simulation::Guarded(const char* what, F&& f) {
                          : ""));
 }
 
+void Simulation::FreeModel() {
+  if (owned_) mj_deleteModel(m_);
+  m_ = nullptr;
+}
+
+void Simulation::FreeData() {
+  if (owned_) mj_deleteData(d_);
+  d_ = nullptr;
+}
+
 Simulation::~Simulation() {
-  mj_deleteData(d_);
-  mj_deleteModel(m_);
+  FreeData();
+  FreeModel();
 }
 
 void Simulation::FindAddedMass() {
@@ -366,7 +405,8 @@ void Simulation::FindAddedMass() {
     if (!FindInertiaEntries(m_, &block)) {
       throw ConfigError(source_ + ": body '" + mj_id2name(m_, mjOBJ_BODY, block.body) +
                         "' has no storage for its added-mass block in the mass matrix; set "
-                        "simple=\"false\" on the body");
+                        "simple=\"false\" on the body, or compile the model with Nereid "
+                        "(Simulation::CompileFile; Python: nereid.load)");
     }
   }
 }

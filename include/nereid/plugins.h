@@ -99,6 +99,11 @@ class EngineScope {
   static bool active();
 };
 
+// Whether the nereid.hydrodynamics instance `instance` of `d` leaves its added mass to
+// Nereid's engine (its data was made inside an EngineScope). False for any other instance
+// or before the instance has an object in `d`.
+bool AddedMassInMassMatrix(const mjModel* m, const mjData* d, int instance);
+
 // The last configuration error a Nereid plugin reported on this thread, cleared on read.
 std::string TakeLastPluginError();
 

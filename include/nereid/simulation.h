@@ -70,6 +70,21 @@ class Simulation final {
   static std::unique_ptr<Simulation> LoadString(const std::string& xml,
                                                 const SimulationOptions& options = {},
                                                 const std::string& name = "<string>");
+  // Compiles an MJCF file as LoadFile does (its checks, nereid.tether's bodies, full
+  // inertia storage for added-mass bodies) without making data: the caller owns the model
+  // (mj_deleteModel). Throws LoadError or ConfigError.
+  static mjModel* CompileFile(const std::string& path, const SimulationOptions& options = {},
+                              MuJoCoWarnings* warnings = nullptr);
+  // Nereid's stepper on an mjModel and mjData made elsewhere (e.g. Python's mujoco.MjModel
+  // and mujoco.MjData): nothing is copied, the data keeps its state (a forward pass fills
+  // its derived quantities), and neither is freed with the Simulation, which must not
+  // outlive them. options.integrator and options.timestep, when given, are written into
+  // the model. With the Nereid engine the data must have been made inside an EngineScope
+  // (include/nereid/plugins.h), so that its nereid.hydrodynamics instances leave added
+  // mass to the engine, and added-mass bodies need full inertia storage (CompileFile gives
+  // both); otherwise ConfigError says so.
+  static std::unique_ptr<Simulation> Attach(mjModel* m, mjData* d, const SimulationOptions& options = {},
+                                            const std::string& name = "<attached>");
   ~Simulation();
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
@@ -123,8 +138,11 @@ class Simulation final {
   const MuJoCoWarnings& mujoco_warnings() const { return warnings_; }
 
  private:
-  Simulation(mjModel* m, std::string source, const SimulationOptions& options,
+  // d == nullptr: makes (and owns) the data and owns m; otherwise attaches to both
+  Simulation(mjModel* m, mjData* d, std::string source, const SimulationOptions& options,
              MuJoCoWarnings load_warnings = {});
+  void FreeModel();
+  void FreeData();
   void FindAddedMass();
   void AddInertia();
   void ForwardNereid(bool skip_sensor);
@@ -138,6 +156,7 @@ class Simulation final {
 
   mjModel* m_ = nullptr;
   mjData* d_ = nullptr;
+  bool owned_ = true;  // false: Attach'ed to a model and data someone else frees
   std::string source_;
   SimulationOptions options_;
   Integrator integrator_ = Integrator::kEuler;

@@ -7,10 +7,15 @@
 `nereid.tasks()` lists the tasks with their observation, action and reward documentation;
 `nereid.BatchEnv` is the C++ batch (zero-copy NumPy views); `nereid.make_vector_env` gives a
 Gymnasium vector environment backed by it.
+
+Nereid's engine on MuJoCo's own objects (docs/python.md):
+
+    model, data = nereid.load(nereid.model_path("bluerov2_heavy"))  # mujoco.MjModel, MjData
+    nereid.step(model, data, nstep=100)
 """
 import os
 
-from ._nereid import BatchEnv, Error, MuJoCoError, tasks  # noqa: F401
+from ._nereid import BatchEnv, DivergenceError, Error, MuJoCoError, Stepper, tasks  # noqa: F401
 from ._nereid import default_model_dir as _compiled_model_dir
 
 
@@ -21,6 +26,9 @@ def model_dir() -> str:
     packaged = os.path.join(os.path.dirname(__file__), "models")
     return packaged if os.path.isdir(packaged) else _compiled_model_dir()
 
+
+from .engine import (engine_scope, forward, load, make_data, model_path, release, reset,  # noqa: F401,E402
+                     step, stepper)
 
 try:  # Gymnasium is optional for the bare batch API
     from .envs import NereidEnv, NereidVectorEnv, make_vector_env, register_envs  # noqa: F401

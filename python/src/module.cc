@@ -1,19 +1,30 @@
 // Copyright Nereid authors.
-// nereid._nereid: Python bindings of the C++ batch environments (pybind11). The
-// observation, reward and flag arrays are NumPy views of the batch's own buffers (no copy);
-// they stay valid while the BatchEnv lives and are overwritten by every reset and step.
-// Calls release the GIL; calls on one BatchEnv from several Python threads run one at a
-// time (a view read meanwhile shows whichever step finished last).
+// nereid._nereid: Python bindings (pybind11) of
+//   - the C++ batch environments. The observation, reward and flag arrays are NumPy views
+//     of the batch's own buffers (no copy); they stay valid while the BatchEnv lives and
+//     are overwritten by every reset and step;
+//   - Nereid's stepper on MuJoCo's own Python objects (Stepper: nereid::Simulation::Attach
+//     on mujoco.MjModel / mujoco.MjData, found through their `_address`), and the compile
+//     step behind nereid.load (docs/python.md).
+// Calls that step release the GIL; calls on one BatchEnv or Stepper from several Python
+// threads run one at a time (a view read meanwhile shows whichever step finished last).
 #include <cstdint>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include "nereid/error.h"
+#include "nereid/plugins.h"
 #include "nereid/rl.h"
+#include "nereid/runner.h"
+#include "nereid/scenario.h"
+#include "nereid/simulation.h"
 
 namespace py = pybind11;
 
@@ -46,6 +57,88 @@ const float* CheckedActions(BatchEnv& env, const py::array_t<float, py::array::c
   return a.data();
 }
 
+// `with nereid.engine_scope():` (mjData made inside leaves added mass to Nereid's engine)
+thread_local std::vector<std::unique_ptr<nereid::EngineScope>> g_engine_scopes;
+
+template <class T>
+T* Address(const py::object& object, const char* what) {
+  if (!py::hasattr(object, "_address")) {
+    throw py::type_error(std::string(what) + ": expected a mujoco." +
+                         (std::string(what) == "model" ? "MjModel" : "MjData") + ", got " +
+                         py::repr(object).cast<std::string>().substr(0, 80));
+  }
+  return reinterpret_cast<T*>(object.attr("_address").cast<uintptr_t>());
+}
+
+// Nereid's stepper on a mujoco.MjModel and mujoco.MjData, which it keeps alive.
+class Stepper {
+ public:
+  Stepper(py::object model, py::object data, const nereid::SimulationOptions& options,
+          const std::string& name)
+      : model_(std::move(model)), data_(std::move(data)) {
+    mjModel* m = Address<mjModel>(model_, "model");
+    mjData* d = Address<mjData>(data_, "data");
+    if (Address<mjModel>(data_.attr("model"), "model") != m) {
+      throw py::value_error("data: this mujoco.MjData was made for another mujoco.MjModel");
+    }
+    sim_ = nereid::Simulation::Attach(m, d, options, name);
+  }
+  void Step(long n) {
+    if (n < 0) throw py::value_error("nstep must be >= 0, got " + std::to_string(n));
+    py::gil_scoped_release release;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    for (long k = 0; k < n; ++k) sim_->Step();
+  }
+  void Forward() {
+    py::gil_scoped_release release;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    sim_->Forward();
+  }
+  void Reset(int key) {
+    if (key >= sim_->model()->nkey) {
+      throw py::value_error("key " + std::to_string(key) + ": the model has " +
+                            std::to_string(sim_->model()->nkey) + " keyframes");
+    }
+    const std::lock_guard<std::mutex> lock(mutex_);
+    sim_->Reset(key);
+  }
+  void ApplyScenario(const std::string& path) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    nereid::Scenario scenario = nereid::Scenario::FromFile(path);
+    scenario.Apply(*sim_);
+  }
+  nereid::Simulation& sim() { return *sim_; }
+  const py::object& model() const { return model_; }
+  const py::object& data() const { return data_; }
+
+ private:
+  py::object model_, data_;
+  std::unique_ptr<nereid::Simulation> sim_;
+  std::mutex mutex_;
+};
+
+nereid::SimulationOptions Options(const std::optional<std::string>& engine,
+                                  const std::optional<std::string>& constraints,
+                                  const std::optional<std::string>& integrator,
+                                  std::optional<double> timestep) {
+  nereid::SimulationOptions options;
+  if (engine && !nereid::ParseEngine(*engine, &options.engine)) {
+    throw py::value_error("engine: expected 'nereid' or 'mujoco', got '" + *engine + "'");
+  }
+  if (constraints && !nereid::ParseConstraintMethod(*constraints, &options.constraints)) {
+    throw py::value_error("constraints: expected 'mujoco' or 'uk', got '" + *constraints + "'");
+  }
+  if (integrator) {
+    nereid::Integrator i;
+    if (!nereid::ParseIntegrator(*integrator, &i)) {
+      throw py::value_error("integrator: expected 'euler', 'rk4' or 'implicitfast', got '" + *integrator + "'");
+    }
+    options.integrator = i;
+  }
+  options.timestep = timestep;
+  return options;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_nereid, m) {
@@ -53,6 +146,8 @@ PYBIND11_MODULE(_nereid, m) {
   auto& error = py::register_exception<nereid::Error>(m, "Error", PyExc_ValueError);
   // MuJoCo raised a fatal error (mju_error) in a step: a nereid.Error, never a process exit
   py::register_exception<nereid::MuJoCoError>(m, "MuJoCoError", error.ptr());
+  // the state stopped being finite (or exceeded 1e10) in a step; MuJoCo reset the data
+  py::register_exception<nereid::DivergenceError>(m, "DivergenceError", error.ptr());
 
   m.def("tasks", [] {
     py::list out;
@@ -68,6 +163,62 @@ PYBIND11_MODULE(_nereid, m) {
     return out;
   }, "The task registry: a list of dicts (id, model, description, frame_skip, max_episode_steps).");
   m.def("default_model_dir", &nereid::rl::DefaultModelDir);
+
+  m.def("_engine_scope_enter", [] { g_engine_scopes.push_back(std::make_unique<nereid::EngineScope>()); });
+  m.def("_engine_scope_exit", [] {
+    if (!g_engine_scopes.empty()) g_engine_scopes.pop_back();
+  });
+  // MODEL.xml or SCENARIO.json -> (address of an mjModel the caller must wrap with
+  // mujoco.MjModel._from_model_ptr, which takes ownership; the scenario or None; the
+  // resolved settings as a dict)
+  m.def("_compile", [](const std::string& input, std::optional<std::string> constraints) {
+    std::optional<nereid::ConstraintMethod> method;
+    if (constraints) {
+      nereid::ConstraintMethod c;
+      if (!nereid::ParseConstraintMethod(*constraints, &c)) {
+        throw py::value_error("constraints: expected 'mujoco' or 'uk', got '" + *constraints + "'");
+      }
+      method = c;
+    }
+    nereid::ResolvedInput in = nereid::ResolveInput(input, std::nullopt, std::nullopt, std::nullopt, method);
+    mjModel* model = nereid::Simulation::CompileFile(in.model, in.options);
+    py::dict settings;
+    settings["model"] = in.model;
+    settings["engine"] = std::string(nereid::ToString(in.options.engine));
+    settings["constraints"] = std::string(nereid::ToString(in.options.constraints));
+    settings["integrator"] = in.options.integrator ? py::object(py::str(std::string(nereid::ToString(*in.options.integrator)))) : py::none();
+    settings["timestep"] = in.options.timestep ? py::object(py::float_(*in.options.timestep)) : py::none();
+    settings["scenario"] = in.scenario ? py::object(py::str(in.scenario->source)) : py::none();
+    return py::make_tuple(reinterpret_cast<uintptr_t>(model), settings);
+  }, py::arg("input"), py::arg("constraints") = py::none());
+
+  py::class_<Stepper>(m, "Stepper", R"(Nereid's stepper on a mujoco.MjModel and mujoco.MjData.
+
+Steps them in place (added mass in the mass matrix, RK4 with added mass in every stage, UK
+connections with constraints='uk'); nothing is copied. The data must come from
+nereid.make_data (or nereid.load). It keeps both alive.)")
+      .def(py::init([](py::object model, py::object data, std::optional<std::string> engine,
+                       std::optional<std::string> constraints, std::optional<std::string> integrator,
+                       std::optional<double> timestep, const std::string& name) {
+             return std::make_unique<Stepper>(model, data, Options(engine, constraints, integrator, timestep), name);
+           }), py::arg("model"), py::arg("data"), py::kw_only(), py::arg("engine") = py::none(),
+           py::arg("constraints") = py::none(), py::arg("integrator") = py::none(),
+           py::arg("timestep") = py::none(), py::arg("name") = "<python>")
+      .def("step", &Stepper::Step, py::arg("nstep") = 1, "Advances nstep time steps (GIL released).")
+      .def("forward", &Stepper::Forward, "Forward dynamics at the current state, added mass included.")
+      .def("reset", &Stepper::Reset, py::arg("key") = -1,
+           "Resets to the model's defaults, or to keyframe `key` (>= 0), then a forward pass.")
+      .def("_apply_scenario", &Stepper::ApplyScenario, py::arg("path"))
+      .def("set_current", [](Stepper& s, double vx, double vy, double vz) { s.sim().SetCurrent(nereid::Vec3(vx, vy, vz)); },
+           py::arg("vx"), py::arg("vy"), py::arg("vz"), "A constant water current, world frame, m/s.")
+      .def("kinetic_energy", [](Stepper& s) { return s.sim().KineticEnergy(); },
+           "1/2 qvel^T M qvel with M including added mass (after forward or step).")
+      .def_property_readonly("engine", [](Stepper& s) { return std::string(nereid::ToString(s.sim().engine())); })
+      .def_property_readonly("integrator", [](Stepper& s) { return std::string(nereid::ToString(s.sim().integrator())); })
+      .def_property_readonly("constraints", [](Stepper& s) { return std::string(nereid::ToString(s.sim().constraints())); })
+      .def_property_readonly("model", &Stepper::model)
+      .def_property_readonly("data", &Stepper::data)
+      .def_property_readonly("mujoco_warnings", [](Stepper& s) { return s.sim().mujoco_warnings().messages(); });
 
   py::class_<BatchEnv>(m, "BatchEnv")
       .def(py::init<const std::string&, int, int, const std::string&>(), py::arg("task"),

@@ -1,0 +1,125 @@
+"""Nereid's engine on MuJoCo's own Python objects (docs/python.md).
+
+    import mujoco, nereid
+    model, data = nereid.load(nereid.model_path("bluerov2_heavy"))
+    nereid.step(model, data, nstep=100)   # Nereid's stepper, in place
+    mujoco.mj_kinematics(model, data)     # MuJoCo's own functions work on the same objects
+
+`nereid.load` compiles a model (or a scenario's model) with Nereid -- the plugin library is
+registered in this process, nereid.tether's segment bodies are made, added-mass bodies get
+full inertia storage -- and returns a `mujoco.MjModel` and a `mujoco.MjData` made for
+Nereid's engine (`make_data`). `step`, `forward` and `reset` run Nereid's stepper on them:
+added mass in the mass matrix, RK4 with added mass in every stage, UK connections with
+`constraints="uk"`. Nothing is copied per step and the GIL is released while stepping.
+"""
+import contextlib
+import os
+from collections import OrderedDict
+
+import mujoco
+
+from . import _nereid
+from ._nereid import Stepper
+
+# Steppers for the (model, data) pairs the module-level functions were given, newest last.
+# Each keeps its model and data alive; the oldest is dropped beyond this many
+# (release() drops one at once).
+MAX_CACHED_STEPPERS = 64
+_steppers = OrderedDict()
+
+
+@contextlib.contextmanager
+def engine_scope():
+    """Inside it, `mujoco.MjData(model)` makes data whose nereid.hydrodynamics instances
+    leave their added mass to Nereid's engine (outside it they drop it: plain mj_step cannot
+    hold added mass)."""
+    _nereid._engine_scope_enter()
+    try:
+        yield
+    finally:
+        _nereid._engine_scope_exit()
+
+
+def make_data(model):
+    """A `mujoco.MjData` for `model` that Nereid's engine can step."""
+    with engine_scope():
+        return mujoco.MjData(model)
+
+
+def load(path, *, constraints=None):
+    """Loads MODEL.xml or SCENARIO.json: returns (mujoco.MjModel, mujoco.MjData).
+
+    A bare model starts at keyframe 0 when it has one, as `nereid run` does. A scenario
+    (docs/scenarios.md) sets the model, time step, integrator, constraint method, initial
+    state and current as `nereid run` does; its time-scheduled `controls`, `wrenches` and
+    controllers belong to `nereid run` and are not applied here. `constraints` ("mujoco" or
+    "uk") overrides the scenario's. Errors name the file, element, key and value
+    (nereid.Error, a ValueError).
+    """
+    path = os.fspath(path)
+    address, settings = _nereid._compile(path, constraints)
+    model = mujoco.MjModel._from_model_ptr(address)  # takes ownership of the compiled model
+    data = make_data(model)
+    stepper = _remember(Stepper(model, data, engine=settings["engine"], constraints=settings["constraints"],
+                                integrator=settings["integrator"], timestep=settings["timestep"],
+                                name=settings["model"]))
+    if settings["scenario"]:
+        stepper._apply_scenario(settings["scenario"])
+    else:
+        stepper.reset(0 if model.nkey > 0 else -1)
+    return model, data
+
+
+def stepper(model, data, **options):
+    """The Stepper the module-level functions use for (model, data); made on first use with
+    `options` (engine, constraints, integrator, timestep: see nereid.Stepper)."""
+    key = (model._address, data._address)
+    found = _steppers.get(key)
+    if found is not None and not options:
+        _steppers.move_to_end(key)
+        return found
+    return _remember(Stepper(model, data, **options))
+
+
+def _remember(s):
+    key = (s.model._address, s.data._address)
+    _steppers[key] = s
+    _steppers.move_to_end(key)
+    while len(_steppers) > MAX_CACHED_STEPPERS:
+        _steppers.popitem(last=False)
+    return s
+
+
+def release(model, data):
+    """Forgets the Stepper of (model, data), so that they are no longer kept alive here."""
+    _steppers.pop((model._address, data._address), None)
+
+
+def step(model, data, nstep=1):
+    """Advances `data` by nstep time steps with Nereid's stepper (mujoco.mj_step's role)."""
+    stepper(model, data).step(nstep)
+
+
+def forward(model, data):
+    """Forward dynamics with added mass in the mass matrix (mujoco.mj_forward's role)."""
+    stepper(model, data).forward()
+
+
+def reset(model, data, key=None):
+    """Resets `data` to the model's defaults, or to keyframe `key`, and runs forward."""
+    stepper(model, data).reset(-1 if key is None else key)
+
+
+def model_path(name):
+    """The MJCF file of a shipped model by name: "bluerov2_heavy" -> .../bluerov2_heavy/bluerov2_heavy.xml;
+    also "multi/bluerov_pair" or "bluerov_pair" for a file in a folder of several."""
+    from . import model_dir
+    root = model_dir()
+    candidates = [os.path.join(root, name, os.path.basename(name) + ".xml"), os.path.join(root, name + ".xml")]
+    for folder, _, files in sorted(os.walk(root)):
+        candidates += [os.path.join(folder, f) for f in files if f == os.path.basename(name) + ".xml"]
+    for c in candidates:
+        if os.path.isfile(c):
+            return c
+    names = sorted(os.path.splitext(f)[0] for _, _, files in os.walk(root) for f in files if f.endswith(".xml"))
+    raise ValueError(f"no shipped model named '{name}' in {root}; models: {', '.join(names)}")

@@ -1,0 +1,156 @@
+"""Nereid's engine on MuJoCo's own Python objects (python/nereid/engine.py, docs/python.md).
+
+Run by ctest with PYTHONPATH set to the build's python/ folder and NEREID_CLI to the
+`nereid` command line (the comparisons with `nereid run` are skipped without it).
+"""
+import csv
+import json
+import os
+import subprocess
+
+import mujoco
+import numpy as np
+import pytest
+
+import nereid
+
+CLI = os.environ.get("NEREID_CLI")
+needs_cli = pytest.mark.skipif(not CLI, reason="NEREID_CLI (the nereid command line) not set")
+
+
+def nereid_run(tmp_path, *args):
+    out = tmp_path / "run"
+    done = subprocess.run([CLI, "run", *args, "--out", str(out)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    with open(out / "trajectory.csv") as f:
+        rows = list(csv.reader(f))
+    return rows[0], np.array(rows[1:], dtype=float)
+
+
+def free_body_state(model, data, body):
+    """The trajectory.csv columns of one free body: qpos (7) and qvel (6) of its joint."""
+    j = model.body_jntadr[model.body(body).id]
+    q, v = model.jnt_qposadr[j], model.jnt_dofadr[j]
+    return np.concatenate([data.qpos[q:q + 7], data.qvel[v:v + 6]])
+
+
+def compare_with_run(tmp_path, model, data, header, rows, bodies):
+    """Steps (model, data) with nereid.step and checks every recorded row bit for bit."""
+    assert rows[0, 0] == data.time
+    for k in range(len(rows)):
+        if k > 0:
+            nereid.step(model, data)
+        assert data.time == rows[k, 0]
+        state = np.concatenate([free_body_state(model, data, b) for b in bodies])
+        expected = rows[k, 1:1 + len(state)]
+        assert np.array_equal(state, expected), (k, np.abs(state - expected).max())
+
+
+@needs_cli
+def test_same_trajectory_bit_for_bit_as_nereid_run_on_a_model(tmp_path):
+    path = nereid.model_path("bluerov2_heavy")
+    header, rows = nereid_run(tmp_path, path, "--duration", "1")
+    model, data = nereid.load(path)
+    assert isinstance(model, mujoco.MjModel) and isinstance(data, mujoco.MjData)
+    compare_with_run(tmp_path, model, data, header, rows, ["heavy"])
+
+
+@needs_cli
+def test_same_trajectory_bit_for_bit_as_nereid_run_on_a_scenario(tmp_path):
+    scenario = tmp_path / "s.json"
+    scenario.write_text(json.dumps({
+        "model": nereid.model_path("bluerov2_heavy"), "duration": 2, "dt": 0.01, "integrator": "rk4",
+        "current": {"velocity": [0.1, -0.2, 0.0]},
+        "initial_state": {"bodies": {"heavy": {"velocity": [0.5, 0.1, 0.0], "angular_velocity": [0, 0.2, 0.3]}}}}))
+    header, rows = nereid_run(tmp_path, str(scenario))
+    model, data = nereid.load(scenario)
+    assert model.opt.timestep == 0.01 and model.opt.integrator == mujoco.mjtIntegrator.mjINT_RK4
+    assert nereid.stepper(model, data).integrator == "rk4"
+    compare_with_run(tmp_path, model, data, header, rows, ["heavy"])
+
+
+@needs_cli
+def test_uk_connections_bit_for_bit_as_nereid_run(tmp_path):
+    path = nereid.model_path("case_a_l1")
+    header, rows = nereid_run(tmp_path, path, "--duration", "0.5", "--constraints", "uk")
+    model, data = nereid.load(path, constraints="uk")
+    assert nereid.stepper(model, data).constraints == "uk"
+    compare_with_run(tmp_path, model, data, header, rows, ["A", "B"])
+
+
+PLAIN = """<mujoco><option timestep="0.002"/><worldbody>
+  <geom type="plane" size="5 5 0.1"/>
+  <body name="ball" pos="0 0 0.3"><freejoint/><geom type="sphere" size="0.1" mass="1"/></body>
+  <body name="arm" pos="0.5 0 1"><joint type="hinge" axis="0 1 0" damping="0.1"/>
+    <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/></body>
+</worldbody></mujoco>"""
+
+
+def test_equals_mj_step_when_the_marine_physics_is_off(tmp_path):
+    path = tmp_path / "plain.xml"
+    path.write_text(PLAIN)
+    model, data = nereid.load(path)
+    ref_model = mujoco.MjModel.from_xml_path(str(path))
+    ref = mujoco.MjData(ref_model)
+    mujoco.mj_forward(ref_model, ref)
+    for _ in range(500):  # the ball falls, hits the floor and bounces; the arm swings
+        nereid.step(model, data)
+        mujoco.mj_step(ref_model, ref)
+    assert data.ncon == ref.ncon > 0  # the ball rests on the floor in both
+    np.testing.assert_allclose(data.qpos, ref.qpos, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(data.qvel, ref.qvel, rtol=0, atol=1e-12)
+
+
+def test_mujoco_functions_work_on_nereid_stepped_data():
+    model, data = nereid.load(nereid.model_path("bluerov2_heavy"))
+    nereid.step(model, data, nstep=20)
+    mujoco.mj_kinematics(model, data)
+    assert np.isfinite(data.xpos).all()
+    # added mass is in the engine's mass matrix: M00 = m + X_udot (seed 003 Table 2)
+    nereid.forward(model, data)
+    dense = np.zeros((model.nv, model.nv))
+    mujoco.mj_fullM(model, data, dense)
+    assert dense[0, 0] == pytest.approx(11.5 + 8.262, rel=1e-9)
+    nereid.reset(model, data, key=0)
+    assert data.time == 0.0
+
+
+def test_errors_are_clear():
+    model, data = nereid.load(nereid.model_path("bluerov2_heavy"))
+    stock = mujoco.MjData(model)  # made outside the engine: added mass dropped
+    with pytest.raises(nereid.Error, match="made outside Nereid's engine.*nereid.make_data"):
+        nereid.step(model, stock)
+    other_model, _ = nereid.load(nereid.model_path("bluerov"))
+    with pytest.raises(ValueError, match="made for another mujoco.MjModel"):
+        nereid.Stepper(other_model, data)
+    with pytest.raises(TypeError, match="expected a mujoco.MjModel"):
+        nereid.Stepper("model.xml", data)
+    with pytest.raises(ValueError, match="nstep must be >= 0"):
+        nereid.step(model, data, nstep=-1)
+    with pytest.raises(ValueError, match="the model has 1 keyframes"):
+        nereid.reset(model, data, key=5)
+    with pytest.raises(ValueError, match="constraints: expected 'mujoco' or 'uk'"):
+        nereid.load(nereid.model_path("bluerov2_heavy"), constraints="rigid")
+    with pytest.raises(nereid.Error, match="missing.xml"):
+        nereid.load("missing.xml")
+    with pytest.raises(ValueError, match="no shipped model named 'submarine'"):
+        nereid.model_path("submarine")
+
+
+def test_divergence_is_an_exception():
+    model, data = nereid.load(nereid.model_path("bluerov2_heavy"))
+    data.qvel[0] = 1e12
+    with pytest.raises(nereid.DivergenceError, match="diverged"):
+        nereid.step(model, data, nstep=5)
+
+
+def test_steppers_are_cached_and_bounded():
+    model, data = nereid.load(nereid.model_path("bluerov2_heavy"))
+    s = nereid.stepper(model, data)
+    assert nereid.stepper(model, data) is s
+    pairs = [(model, nereid.make_data(model)) for _ in range(nereid.engine.MAX_CACHED_STEPPERS + 3)]
+    for m, d in pairs:
+        nereid.step(m, d)
+    assert len(nereid.engine._steppers) <= nereid.engine.MAX_CACHED_STEPPERS
+    nereid.release(model, data)
+    assert (model._address, data._address) not in nereid.engine._steppers
