@@ -27,8 +27,8 @@ def model_dir() -> str:
     return packaged if os.path.isdir(packaged) else _compiled_model_dir()
 
 
-from .engine import (engine_scope, forward, load, make_data, model_path, release, reset,  # noqa: F401,E402
-                     step, stepper)
+from .engine import (engine_scope, forward, get_state, load, make_data, model_path, release,  # noqa: F401,E402
+                     reset, rollout, state_size, step, stepper)
 
 try:  # Gymnasium is optional for the bare batch API
     from .envs import NereidEnv, NereidVectorEnv, make_vector_env, register_envs  # noqa: F401

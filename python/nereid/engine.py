@@ -123,3 +123,54 @@ def model_path(name):
             return c
     names = sorted(os.path.splitext(f)[0] for _, _, files in os.walk(root) for f in files if f.endswith(".xml"))
     raise ValueError(f"no shipped model named '{name}' in {root}; models: {', '.join(names)}")
+
+
+def state_size(model):
+    """Values in one rollout state: MuJoCo's full physics state (mjSTATE_FULLPHYSICS)."""
+    return _nereid._state_size(model)
+
+
+def get_state(model, data):
+    """The full physics state of `data` (time, qpos, qvel, act, mocap, plugin state), as
+    nereid.rollout takes its initial states."""
+    import numpy as np
+    out = np.empty(state_size(model))
+    mujoco.mj_getState(model, data, out, mujoco.mjtState.mjSTATE_FULLPHYSICS)
+    return out
+
+
+def rollout(model, data, initial_state, control=None, *, nstep=None, nthread=1):
+    """Steps many rollouts of `model` with Nereid's engine in C++ threads (mujoco.rollout's role).
+
+    initial_state: (nroll, nstate) or (nstate,) full physics states (nereid.get_state);
+    control: (nroll, nstep, nu), or (nstep, nu) for the same controls in every rollout
+    (None when the model has no actuators; then give nstep). Returns (state, sensordata):
+    (nroll, nstep, nstate) states after each step and (nroll, nstep, nsensordata) sensor
+    values as each step leaves them. The engine and constraint method are those of `data`'s
+    Stepper (nereid.load or nereid.stepper); `data` itself is not changed: every thread
+    has its own. Each rollout starts from reset data, so the results are bitwise the same
+    for any nthread. The GIL is released while the threads run.
+    """
+    import numpy as np
+    s = stepper(model, data)
+    init = np.ascontiguousarray(initial_state, dtype=np.float64)
+    if init.ndim == 1:
+        init = init[None, :]
+    nroll = init.shape[0]
+    if control is None:
+        if nstep is None:
+            raise ValueError("rollout: give control, or nstep for a model without actuators")
+        if model.nu > 0:
+            raise ValueError(f"rollout: the model has {model.nu} actuators: control is required")
+        ctrl = np.zeros((nroll, int(nstep), 0))
+    else:
+        ctrl = np.asarray(control, dtype=np.float64)
+        if ctrl.ndim == 2:
+            ctrl = np.broadcast_to(ctrl, (nroll,) + ctrl.shape)
+        if ctrl.ndim != 3:
+            raise ValueError(f"control: expected shape (nroll, nstep, nu) or (nstep, nu), got {ctrl.shape}")
+        if nstep is not None and int(nstep) != ctrl.shape[1]:
+            raise ValueError(f"nstep {nstep} does not match control's {ctrl.shape[1]} steps")
+        ctrl = np.ascontiguousarray(ctrl)
+    return _nereid._rollout(model, init, ctrl, ctrl.shape[1], int(nthread), engine=s.engine,
+                            constraints=s.constraints)

@@ -22,6 +22,7 @@
 #include "nereid/error.h"
 #include "nereid/plugins.h"
 #include "nereid/rl.h"
+#include "nereid/rollout.h"
 #include "nereid/runner.h"
 #include "nereid/scenario.h"
 #include "nereid/simulation.h"
@@ -191,6 +192,44 @@ PYBIND11_MODULE(_nereid, m) {
     settings["scenario"] = in.scenario ? py::object(py::str(in.scenario->source)) : py::none();
     return py::make_tuple(reinterpret_cast<uintptr_t>(model), settings);
   }, py::arg("input"), py::arg("constraints") = py::none());
+
+  // rollouts: initial_state (nroll, nstate), control (nroll, nstep, nu) -> state
+  // (nroll, nstep, nstate), sensordata (nroll, nstep, nsensordata); python/nereid/engine.py
+  // checks and broadcasts the shapes
+  m.def("_rollout", [](py::object model, const py::array_t<double, py::array::c_style | py::array::forcecast>& initial_state,
+                       const py::array_t<double, py::array::c_style | py::array::forcecast>& control, long nstep,
+                       int nthread, std::optional<std::string> engine, std::optional<std::string> constraints) {
+    mjModel* mm = Address<mjModel>(model, "model");
+    const nereid::RolloutSizes n = nereid::RolloutSizesOf(mm);
+    const long nroll = initial_state.ndim() == 2 ? static_cast<long>(initial_state.shape(0)) : -1;
+    if (nroll < 0 || initial_state.shape(1) != n.nstate) {
+      throw py::value_error("initial_state: expected shape (nroll, " + std::to_string(n.nstate) + ")");
+    }
+    if (n.nu > 0 && (control.ndim() != 3 || control.shape(0) != nroll || control.shape(1) != nstep ||
+                     control.shape(2) != n.nu)) {
+      throw py::value_error("control: expected shape (" + std::to_string(nroll) + ", " + std::to_string(nstep) +
+                            ", " + std::to_string(n.nu) + ")");
+    }
+    const nereid::SimulationOptions options = Options(engine, constraints, std::nullopt, std::nullopt);
+    if (nroll > nereid::kMaxRollouts || nstep > nereid::kMaxRolloutSteps || nstep < 0) {
+      nereid::Rollout(mm, nroll, nstep, nullptr, nullptr, nullptr, nullptr, nthread, options);  // says why
+    }
+    py::array_t<double> state({static_cast<py::ssize_t>(nroll), static_cast<py::ssize_t>(nstep),
+                               static_cast<py::ssize_t>(n.nstate)});
+    py::array_t<double> sensors({static_cast<py::ssize_t>(nroll), static_cast<py::ssize_t>(nstep),
+                                 static_cast<py::ssize_t>(n.nsensordata)});
+    const double* init = initial_state.data();
+    const double* ctrl = n.nu > 0 ? control.data() : nullptr;
+    double* out_state = state.mutable_data();
+    double* out_sensors = sensors.mutable_data();
+    {
+      py::gil_scoped_release release;
+      nereid::Rollout(mm, nroll, nstep, init, ctrl, out_state, out_sensors, nthread, options);
+    }
+    return py::make_tuple(state, sensors);
+  }, py::arg("model"), py::arg("initial_state"), py::arg("control"), py::arg("nstep"), py::arg("nthread"),
+     py::arg("engine") = py::none(), py::arg("constraints") = py::none());
+  m.def("_state_size", [](py::object model) { return nereid::RolloutSizesOf(Address<mjModel>(model, "model")).nstate; });
 
   py::class_<Stepper>(m, "Stepper", R"(Nereid's stepper on a mujoco.MjModel and mujoco.MjData.
 
