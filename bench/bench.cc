@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "nereid/rl.h"
+#include "nereid/rollout.h"
 #include "nereid/simulation.h"
 
 namespace nereid {
@@ -280,6 +281,40 @@ void RunRlBenchmarks(const BenchOptions& options, BenchReport* report) {
       report->cases.push_back(c);
     }
   }
+  // nereid::Rollout (nereid.rollout in Python): 16 rollouts of 200 Heavy steps from the
+  // keyframe with fixed thruster commands, 1 and 2 threads; ns per physics step over all
+  // rollouts, beside bluerov2_heavy/nereid_full (one Simulation stepped alone)
+  const std::string heavy = (std::filesystem::path(options.model_dir) / "bluerov2_heavy" / "bluerov2_heavy.xml").string();
+  mjModel* m = Simulation::CompileFile(heavy);
+  auto sim = Simulation::LoadFile(heavy);
+  sim->Reset(sim->model()->nkey > 0 ? 0 : -1);
+  const RolloutSizes n = RolloutSizesOf(m);
+  constexpr long kRollouts = 16, kSteps = 200;
+  std::vector<mjtNum> init(static_cast<size_t>(kRollouts * n.nstate));
+  for (long r = 0; r < kRollouts; ++r) mj_getState(sim->model(), sim->data(), init.data() + r * n.nstate, kRolloutState);
+  std::vector<mjtNum> ctrl(static_cast<size_t>(kRollouts * kSteps * n.nu));
+  for (size_t i = 0; i < ctrl.size(); ++i) {
+    const int a = static_cast<int>(i % static_cast<size_t>(n.nu));
+    ctrl[i] = m->actuator_ctrlrange[2 * a] + (0.3 + 0.05 * (a % 5)) * (m->actuator_ctrlrange[2 * a + 1] - m->actuator_ctrlrange[2 * a]);
+  }
+  std::vector<mjtNum> state(static_cast<size_t>(kRollouts * kSteps * n.nstate));
+  std::vector<mjtNum> sensors(static_cast<size_t>(kRollouts * kSteps * n.nsensordata));
+  for (int threads : {1, 2}) {
+    double best = 1e300;
+    for (int run = 0; run < 4; ++run) {  // run 0 warms up; best of the other three
+      const auto start = std::chrono::steady_clock::now();
+      Rollout(m, kRollouts, kSteps, init.data(), ctrl.data(), state.data(), sensors.data(), threads);
+      const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+      if (run > 0) best = std::min(best, ns / static_cast<double>(kRollouts * kSteps));
+    }
+    BenchCase c;
+    c.name = "rollout/bluerov2_heavy/16x200/threads" + std::to_string(threads);
+    c.ns_per_step = c.ns_min = c.ns_max = best;
+    c.steps_per_sample = kRollouts * kSteps;
+    c.samples = 3;
+    report->cases.push_back(c);
+  }
+  mj_deleteModel(m);
 }
 
 }  // namespace nereid

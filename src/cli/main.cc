@@ -183,6 +183,9 @@ int Bench(const std::vector<std::string>& args, const char* argv0) {
     const double b16 = report.Ratio("rl/BlueROV2StationKeeping-v0/batch16/threads1",
                                     "rl/BlueROV2StationKeeping-v0/batch16/threads2");
     std::printf("  RL batch 16: 2 threads / 1 thread = %.2f (target >= 1.7)\n", b16);
+    std::printf("  rollout (16 x 200 steps) per step / one Simulation's step: %.3f (1 thread), %.3f (2 threads)\n",
+                report.Ratio("rollout/bluerov2_heavy/16x200/threads1", "bluerov2_heavy/nereid_full"),
+                report.Ratio("rollout/bluerov2_heavy/16x200/threads2", "bluerov2_heavy/nereid_full"));
   }
   std::printf("  ratio nereid_no_thrusters / bare_mj_step: %.3f (marine physics; target <= 1.25)\n",
               report.Ratio("bluerov2_heavy/nereid_no_thrusters", "bluerov2_heavy/bare_mj_step"));
