@@ -30,16 +30,26 @@ class NereidEnv(gym.Env):
     """One environment: a C++ BatchEnv of size 1. See `nereid.tasks()` for the task's spaces,
     reward and termination."""
 
-    metadata = {"render_modes": []}
+    metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 25}
 
-    def __init__(self, task: str, model_dir: Optional[str] = None):
+    def __init__(self, task: str, model_dir: Optional[str] = None, render_mode: Optional[str] = None,
+                 width: int = 640, height: int = 480):
         from . import model_dir as default_dir
 
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode: expected one of {self.metadata['render_modes']} or None, "
+                             f"got {render_mode!r}")
         self.task = task
-        self._batch = _nereid.BatchEnv(task, 1, 1, model_dir or default_dir())
+        self._model_dir = model_dir or default_dir()
+        self._batch = _nereid.BatchEnv(task, 1, 1, self._model_dir)
         self.observation_space, self.action_space = _spaces(self._batch)
         self.spec_description = _description(task)
         self._seeded = False
+        self.render_mode = render_mode
+        self._size = (width, height)
+        self._scene = None
+        spec = next(s for s in _nereid.tasks() if s["id"] == task)
+        self._model_file = spec["model"]
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
         _check_open(self)
@@ -67,8 +77,29 @@ class NereidEnv(gym.Env):
         _check_open(self)
         return self._batch.scripted_actions()[0]
 
+    def render(self):
+        """rgb_array: the current state as a (height, width, 3) uint8 picture (mujoco.Renderer,
+        camera following the vehicle); human: MuJoCo's passive viewer; None without a mode."""
+        _check_open(self)
+        if self.render_mode is None:
+            return None
+        if self._scene is None:
+            import os
+
+            from .render import SceneRenderer
+            path = self._model_file if os.path.isabs(self._model_file) else os.path.join(self._model_dir, self._model_file)
+            self._scene = SceneRenderer(path, *self._size)
+        qpos = self._batch.qpos(0)
+        if self.render_mode == "rgb_array":
+            return self._scene.rgb_array(qpos)
+        self._scene.human(qpos)
+        return None
+
     def close(self):
         """Frees the C++ environment; reset and step then raise RuntimeError."""
+        if self._scene is not None:
+            self._scene.close()
+            self._scene = None
         self._batch = None
         super().close()
 

@@ -289,6 +289,12 @@ nereid.make_data (or nereid.load). It keeps both alive.)")
              }
              return out;
            })
+      .def("qpos", [](BatchEnv& e, int i) {
+             if (i < 0 || i >= e.num_envs()) throw py::index_error("env " + std::to_string(i) + " of " + std::to_string(e.num_envs()));
+             const std::lock_guard<std::mutex> lock(e.mutex);
+             const nereid::Simulation& sim = e.env(i).simulation();
+             return py::array_t<double>(sim.model()->nq, sim.data()->qpos);
+           }, py::arg("env"), "A copy of environment `env`'s qpos (for rendering).")
       .def_property_readonly("observations", [](py::object self) {
              BatchEnv& e = self.cast<BatchEnv&>();
              return View(self, e.observations(), e.num_envs(), e.observation_size());
