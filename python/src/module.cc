@@ -19,6 +19,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "nereid/allocation.h"
 #include "nereid/error.h"
 #include "nereid/plugins.h"
 #include "nereid/rl.h"
@@ -252,6 +253,66 @@ nereid.make_data (or nereid.load). It keeps both alive.)")
            py::arg("vx"), py::arg("vy"), py::arg("vz"), "A constant water current, world frame, m/s.")
       .def("kinetic_energy", [](Stepper& s) { return s.sim().KineticEnergy(); },
            "1/2 qvel^T M qvel with M including added mass (after forward or step).")
+      .def("plugin_wrenches", [](Stepper& s) {
+             // what the passive plugins applied in the last forward pass (include/nereid/plugins.h)
+             const mjModel* mm = s.sim().model();
+             const mjData* d = s.sim().data();
+             py::list out;
+             auto add = [&](int i, const char* kind, const nereid::PluginWrench& w) {
+               py::dict e;
+               e["instance"] = nereid::PluginInstanceName(mm, i);
+               e["kind"] = kind;
+               e["body"] = w.body;
+               e["force"] = py::make_tuple(w.force.x(), w.force.y(), w.force.z());
+               e["torque"] = py::make_tuple(w.torque.x(), w.torque.y(), w.torque.z());
+               e["point"] = py::make_tuple(w.point.x(), w.point.y(), w.point.z());
+               out.append(e);
+             };
+             for (int i = 0; i < mm->nplugin; ++i) {
+               nereid::PluginWrench w;
+               if (nereid::LastPluginWrench(mm, d, i, &w, nereid::WrenchPart::kDamping)) {  // hydrodynamics
+                 add(i, "damping", w);
+                 if (nereid::LastPluginWrench(mm, d, i, &w, nereid::WrenchPart::kAddedMass)) add(i, "added_mass", w);
+               } else if (nereid::LastPluginWrench(mm, d, i, &w)) {  // buoyancy
+                 add(i, "buoyancy", w);
+               }
+             }
+             return out;
+           }, "The wrenches Nereid's passive plugins applied in the last forward pass: dicts with "
+              "instance, kind (damping, added_mass, buoyancy), body, force and torque (world), point.")
+      .def("connections", [](Stepper& s) {
+             py::list out;
+             for (const nereid::ConnectionReport& r : s.sim().ConnectionReports()) {
+               py::dict e;
+               e["name"] = r.name;
+               e["active"] = r.active;
+               e["body1"] = r.body1;
+               e["body2"] = r.body2;
+               e["force"] = py::make_tuple(r.force.x(), r.force.y(), r.force.z());
+               e["torque"] = py::make_tuple(r.torque.x(), r.torque.y(), r.torque.z());
+               e["point"] = py::make_tuple(r.point.x(), r.point.y(), r.point.z());
+               e["position_error"] = r.position_error;
+               e["angle_error"] = r.angle_error;
+               out.append(e);
+             }
+             return out;
+           }, "UK connections (constraints='uk'): name, active, bodies, the constraint force and "
+              "couple on body1 at the connection point (world), and the errors.")
+      .def("drive", [](Stepper& s, const std::string& body, const std::vector<double>& wrench) {
+             const mjModel* mm = s.sim().model();
+             const int b = mj_name2id(mm, mjOBJ_BODY, body.c_str());
+             if (b < 0) throw py::value_error("drive: no body named '" + body + "'");
+             if (wrench.size() != 6) throw py::value_error("drive: expected 6 values [fx fy fz tx ty tz] (body frame)");
+             const nereid::ThrusterSet set = nereid::FindThrusters(mm, b);
+             if (set.actuators.empty()) throw py::value_error("drive: body '" + body + "' has no nereid.thruster actuators");
+             nereid::Vec6 tau;
+             for (int i = 0; i < 6; ++i) tau[i] = wrench[static_cast<size_t>(i)];
+             const Eigen::VectorXd thrust = nereid::Allocate(set.B, tau, set.thrust_min, set.thrust_max);
+             set.SetCommands(mm, s.sim().data(), thrust);
+             return std::vector<double>(thrust.data(), thrust.data() + thrust.size());
+           }, py::arg("body"), py::arg("wrench"),
+           "Sets the thrusters of `body` for a body-frame wrench [fx fy fz tx ty tz] (N, N m) "
+           "through the thrust allocation; returns the thrusts (N).")
       .def_property_readonly("engine", [](Stepper& s) { return std::string(nereid::ToString(s.sim().engine())); })
       .def_property_readonly("integrator", [](Stepper& s) { return std::string(nereid::ToString(s.sim().integrator())); })
       .def_property_readonly("constraints", [](Stepper& s) { return std::string(nereid::ToString(s.sim().constraints())); })
