@@ -19,5 +19,20 @@ env = gym.make("nereid/BlueROV2StationKeeping-v0")
 obs, _ = env.reset(seed=0)
 obs, reward, *_ = env.step(env.action_space.sample())
 print(f"installed wheel: observation {obs.shape}, reward {reward:.3f}")
+# Nereid's engine on MuJoCo's objects, from the installed package
+model, data = nereid.load(nereid.model_path("bluerov2_heavy"))
+nereid.step(model, data, nstep=10)
+assert data.time > 0.049
 print("1 passed, 0 failed")
 PY
+# the console command: the packaged command line with the packaged models and scenarios
+site="$work/site"
+env -u NEREID_MODEL_DIR PYTHONPATH="$site" "$site/bin/nereid" version | grep -q "nereid 0.1.0"
+env -u NEREID_MODEL_DIR PYTHONPATH="$site" "$site/bin/nereid" run "$site/nereid/scenarios/default.json" \
+  --duration 0.5 --out "$work/run" >/dev/null
+test -s "$work/run/summary.json"
+env -u NEREID_MODEL_DIR PYTHONPATH="$site" "$site/bin/nereid" run "$site/nereid/scenarios/seed002/mpc_run2.json" \
+  --duration 0.2 --out "$work/mpc" >/dev/null
+grep -q '"controller"' "$work/mpc/summary.json"
+test -f "$site/nereid/tools/validate.py"
+echo "console command: run, MPC run and version from the installed package"
