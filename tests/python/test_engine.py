@@ -208,3 +208,25 @@ def test_rollout_broadcasts_controls_and_reports_errors():
     bad[1, 1 + model.nq] = 1e12  # rollout 1 starts with an absurd velocity
     with pytest.raises(nereid.DivergenceError, match="rollout 1: .*diverged"):
         nereid.rollout(model, data, bad, control, nthread=2)
+
+
+def test_user_written_environment_example():
+    from gymnasium.utils.env_checker import check_env
+
+    from nereid.examples.depth_hold import HeavyDepthHoldEnv
+    env = HeavyDepthHoldEnv(target_depth=3.0, current=(0.3, 0.0, 0.0), max_steps=30)
+    check_env(env, skip_render_check=True)
+    obs, _ = env.reset(seed=4)
+    assert obs.shape == (env.model.nsensordata + 1,) and env.model.nsensordata == 13
+    # the sensors read the state: framepos is the body position
+    np.testing.assert_allclose(obs[:3], env.data.qpos[:3], atol=1e-12)
+    total, steps, truncated = 0.0, 0, False
+    while not truncated:
+        obs, reward, terminated, truncated, info = env.step(np.zeros(8))
+        total += reward
+        steps += 1
+        assert not terminated
+    assert steps == 30 and total < 0
+    # the current pushes the idle vehicle downstream (+x)
+    assert env.data.qvel[0] > 0.05
+    env.close()
