@@ -130,14 +130,15 @@ def write_scenario(src, dst, model):
     return dst
 
 
-def _load_csv(path):
+def load_csv(path):
+    """The columns of a CSV file with a header row, as float arrays."""
     with open(path) as f:
         names = f.readline().strip().split(",")
     data = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
     return {n: data[:, i] for i, n in enumerate(names)}
 
 
-def _masses(model):
+def body_masses(model):
     """Body name -> mass from the <inertial> elements of an MJCF file."""
     out = {}
     for body in _parse(model).getroot().iter("body"):
@@ -163,8 +164,8 @@ def attitude(t, body):
 
 def measure(traj, model):
     """Largest pitch/roll/tilt (deg), upright flag and final mean horizontal CoM speed."""
-    t = _load_csv(traj)
-    masses = _masses(model)
+    t = load_csv(traj)
+    masses = body_masses(model)
     bodies = [b for b in masses if f"{b}.qw" in t]
     att = {b: attitude(t, b) for b in bodies}
     roll = np.max([np.abs(np.degrees(att[b][0])) for b in bodies], axis=0)
@@ -239,7 +240,7 @@ def static_bg_estimate(model, speed, rov_body=ROV_BODIES[0], g=9.81):
     the velocity with the body, so it is a rough scale, not the threshold.
     """
     root = _parse(model).getroot()
-    mass = _masses(model)[rov_body]
+    mass = body_masses(model)[rov_body]
     for inst in root.iter("instance"):
         cfg = {c.attrib["key"]: c.attrib["value"] for c in inst.iter("config")}
         if cfg.get("body") == rov_body and "added_mass" in cfg:

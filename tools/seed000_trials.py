@@ -33,6 +33,8 @@ import sys
 
 import numpy as np
 
+from seed000_bg_sweep import body_masses, load_csv
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TRIALS = (("pair_pwm1600", "straight", 1600), ("pair_pwm1700", "straight", 1700),
           ("pair_pwm1800", "straight", 1800), ("pair_rotational", "rotational", 1700))
@@ -44,25 +46,6 @@ ENGAGE_S = 3.0    # the surge thrusters start at t = 3 s
 # over all straight runs
 SEED_DTW_D300 = (0.027, 0.025)  # m, m/s
 SEED_DTW_BOUND = (0.15, 0.1)    # m, m/s
-
-
-def load_csv(path):
-    with open(path) as f:
-        header = f.readline().strip().split(",")
-    data = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
-    return {name: data[:, i] for i, name in enumerate(header)}
-
-
-def body_masses(model):
-    """Masses of the pair's bodies from the MJCF (the <inertial> of each named body)."""
-    text = pathlib.Path(model).read_text()
-    masses = {}
-    for body in BODIES:
-        m = re.search(rf'<body name="{body}".*?<inertial[^>]*mass="([0-9.eE+-]+)"', text, re.S)
-        if not m:
-            raise ValueError(f"{model}: no <inertial mass> for body '{body}'")
-        masses[body] = float(m.group(1))
-    return masses
 
 
 def series(out, masses):
@@ -80,13 +63,10 @@ def series(out, masses):
     x, y = t["connector.qx"], t["connector.qy"]
     yaw = np.unwrap(np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
     rate = t["connector.wz"]  # body-frame yaw rate (FLU)
-    angles = {k: np.degrees(np.abs(hold[f"{b}.{k}"])).max() for k in ("roll", "pitch")
-              for b in ("rov_left", "rov_right")}
     return {"t": time, "x": com["x"], "y": com["y"], "z": com["z"], "speed": np.hypot(vx, vy),
             "psi": -yaw, "r": -rate,
             "max_roll_deg": max(np.degrees(np.abs(hold[f"{b}.roll"])).max() for b in ("rov_left", "rov_right")),
-            "max_pitch_deg": max(np.degrees(np.abs(hold[f"{b}.pitch"])).max() for b in ("rov_left", "rov_right")),
-            "angles": angles}
+            "max_pitch_deg": max(np.degrees(np.abs(hold[f"{b}.pitch"])).max() for b in ("rov_left", "rov_right"))}
 
 
 def dtw_mean_distance(a, b):
@@ -168,7 +148,7 @@ def run_trials(nereid, work, run=None):
     for name, kind, pwm in TRIALS:
         scenario = ROOT / "scenarios" / "seed000" / f"{name}.json"
         model = (scenario.parent / json.loads(scenario.read_text())["model"]).resolve()
-        masses = body_masses(model)
+        masses = {b: m for b, m in body_masses(model).items() if b in BODIES}
         every = ("--record-every", str(RECORD_EVERY))
         runs = {
             "weld": series(go(f"{name}_weld", "run", str(scenario), "--constraints", "mujoco", *every), masses),
