@@ -26,15 +26,41 @@ constexpr int kMaxJsonDepth = 64;
 // nesting deeper than kMaxJsonDepth throws ConfigError naming `source`.
 inline nlohmann::json ParseJson(const std::string& text, const std::string& source) {
   using json = nlohmann::json;
-  try {
-    return json::parse(text, [&](int depth, json::parse_event_t, json&) {
-      if (depth > kMaxJsonDepth) {
+  // the nesting depth, by one linear scan outside strings (nlohmann's parser with a callback
+  // is quadratic in a long array: 180,000 entries took 10 s)
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > kMaxJsonDepth) {
         throw ConfigError(source + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
       }
-      return true;
-    });
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  try {
+    return json::parse(text);
   } catch (const json::exception& e) {
-    throw ConfigError(source + ": malformed JSON: " + e.what());
+    // nlohmann quotes the token it last read, which can be a whole (huge) string: cut it
+    std::string what = e.what();
+    const std::string mark = "; last read: '";
+    if (const size_t at = what.find(mark); at != std::string::npos) {
+      std::string token = what.substr(at + mark.size());
+      if (!token.empty() && token.back() == '\'') token.pop_back();
+      what = what.substr(0, at) + mark + ::nereid::Excerpt(std::string_view(token)) + "'";
+    }
+    throw ConfigError(source + ": malformed JSON: " + ::nereid::Excerpt(std::string_view(what), 400));
   }
 }
 

@@ -54,6 +54,31 @@ json FinalState(const mjModel* m, const mjData* d) {
 
 }  // namespace
 
+std::string FinalStateJson(const mjModel* m, const mjData* d) { return FinalState(m, d).dump(); }
+
+ScenarioControl::ScenarioControl(const Scenario& scenario, Simulation& sim) : scenario_(scenario), sim_(sim) {
+  follower_ = scenario.MakeController(sim, &controlled_body_);
+  if (scenario.vms_controller) {
+    vms_ = std::make_unique<VmsController>(sim, *scenario.vms_controller, scenario.source);
+  }
+  holds_ = scenario.MakeStabilizers(sim);
+}
+
+ScenarioControl::~ScenarioControl() = default;
+
+bool ScenarioControl::BeforeStep() {
+  const mjModel* m = sim_.model();
+  mjData* d = sim_.data();
+  scenario_.ApplyInputs(sim_, d->time);
+  if (follower_) {
+    follower_->Update(m, d, controlled_body_, m->opt.timestep);
+    if (follower_->done() && scenario_.controller->stop_when_done) return false;
+  }
+  if (vms_) vms_->Update(m->opt.timestep);
+  for (Stabilize& h : holds_) h.Update(m, d);
+  return true;
+}
+
 std::vector<std::string> TrajectoryColumns(const mjModel* m) {
   std::vector<std::string> columns = {"time"};
   for (int j = 0; j < m->njnt; ++j) {
@@ -132,23 +157,20 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
   std::unique_ptr<Simulation> sim = Simulation::LoadFile(model_path, sim_options);
   const mjModel* m = sim->model();
   mjData* d = sim->data();
-  std::unique_ptr<PathController> follower;
-  std::unique_ptr<VmsController> vms;
-  std::vector<Stabilize> holds;
-  int controlled_body = -1;
+  std::unique_ptr<ScenarioControl> control;
   if (scenario) {
     scenario->Apply(*sim);
-    follower = scenario->MakeController(*sim, &controlled_body);
-    holds = scenario->MakeStabilizers(*sim);
-    if (scenario->vms_controller) {
-      vms = std::make_unique<VmsController>(*sim, *scenario->vms_controller, scenario->source);
-      if (log) {
-        for (const std::string& w : vms->warnings()) *log << "warning: " << w << "\n";
-      }
+    control = std::make_unique<ScenarioControl>(*scenario, *sim);
+    if (log && control->vms()) {
+      for (const std::string& w : control->vms()->warnings()) *log << "warning: " << w << "\n";
     }
   } else {
     sim->Reset(m->nkey > 0 ? 0 : -1);  // keyframe 0 (qpos, qvel, ctrl) when there is one
   }
+  PathController* follower = control ? control->follower() : nullptr;
+  VmsController* vms = control ? control->vms() : nullptr;
+  const std::vector<Stabilize> no_holds;
+  const std::vector<Stabilize>& holds = control ? control->holds() : no_holds;
 
   std::filesystem::create_directories(options.out_dir);
   const std::string csv_path = (std::filesystem::path(options.out_dir) / "trajectory.csv").string();
@@ -214,13 +236,7 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
   double last_time = d->time;
   const auto start = std::chrono::steady_clock::now();
   for (long k = 0; k < steps; ++k) {
-    if (scenario) scenario->ApplyInputs(*sim, d->time);
-    if (follower) {
-      follower->Update(m, d, controlled_body, m->opt.timestep);
-      if (follower->done() && scenario->controller->stop_when_done) break;
-    }
-    if (vms) vms->Update(m->opt.timestep);
-    for (Stabilize& h : holds) h.Update(m, d);
+    if (control && !control->BeforeStep()) break;
     std::string error;
     std::copy(d->qpos, d->qpos + m->nq, last_qpos.begin());
     std::copy(d->qvel, d->qvel + m->nv, last_qvel.begin());

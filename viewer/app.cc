@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -96,8 +97,10 @@ void App::Load() {
 }
 
 void App::Reset() {
+  control_.reset();
   if (scenario_) {
     scenario_->Apply(*sim_);
+    control_ = std::make_unique<ScenarioControl>(*scenario_, *sim_);
   } else {
     sim_->Reset(sim_->model()->nkey > 0 ? 0 : -1);
   }
@@ -175,11 +178,16 @@ void App::SetCamera(CameraMode mode) {
 
 // ---- stepping -----------------------------------------------------------------------------
 
-void App::ApplyInputs() {
+bool App::ApplyInputs() {
   mjData* d = sim_->data();
   if (vehicle_ >= 0) mju_zero(d->xfrc_applied + 6 * vehicle_, 6);
-  if (scenario_) scenario_->ApplyInputs(*sim_, d->time);
-  if (vehicle_ < 0) return;
+  if (control_ && !control_->BeforeStep()) {
+    // `nereid run` ends here: the path controller reached its last point
+    paused_ = true;
+    message_ = "the path is complete (Backspace restarts)";
+    return false;
+  }
+  if (vehicle_ < 0) return true;
 
   // a hold turns its axis into a setpoint rate: 0.5 m/s and 0.5 rad/s at full deflection
   const double dt = sim_->model()->opt.timestep;
@@ -208,17 +216,18 @@ void App::ApplyInputs() {
     tau << R.transpose() * force, R.transpose() * moment;
     thrusters_.SetCommands(sim_->model(), d,
                            Allocate(thrusters_.B, tau, thrusters_.thrust_min, thrusters_.thrust_max));
-    return;
+    return true;
   }
-  if (!piloted) return;  // leave the scenario's commands alone
+  if (!piloted) return true;  // leave the scenario's commands alone
   for (int k = 0; k < 3; ++k) {
     d->xfrc_applied[6 * vehicle_ + k] += force[k];
     d->xfrc_applied[6 * vehicle_ + 3 + k] += moment[k];
   }
+  return true;
 }
 
 bool App::StepOnce() {
-  ApplyInputs();
+  if (!ApplyInputs()) return false;
   std::string error;
   try {
     if (sim_->TryStep(&error)) return true;
@@ -235,16 +244,31 @@ bool App::StepOnce() {
 
 void App::Advance(double sim_seconds, double wall_budget) {
   const mjData* d = sim_->data();
-  // an absolute target, so that time steps that do not divide the frame do not drift
-  sim_target_ = std::max(sim_target_, d->time) + sim_seconds;
+  const double h = sim_->model()->opt.timestep;
+  // an absolute target, so that time steps that do not divide the frame do not drift (the
+  // last step overshoots the target by less than a step; a larger lag restarts it)
+  sim_target_ = std::max(sim_target_, d->time - h) + sim_seconds;
   const auto start = std::chrono::steady_clock::now();
-  while (d->time < sim_target_ - 0.5 * sim_->model()->opt.timestep && !paused_) {
+  while (d->time < sim_target_ - 0.5 * h && !paused_) {
     if (!StepOnce()) break;
     if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > wall_budget) {
       sim_target_ = d->time;  // slower than real time: drop the backlog (the HUD shows it)
       break;
     }
   }
+  PushPlots();
+}
+
+void App::AdvanceSteps(long target) {
+  while (steps_ < target && !paused_) {
+    if (!StepOnce()) break;
+    ++steps_;
+  }
+  PushPlots();
+}
+
+void App::PushPlots() {
+  const mjData* d = sim_->data();
   if (vehicle_ >= 0) {
     const Vec6 nu = BodyVelocity(sim_->model(), d, vehicle_);
     plots_.Push(d->time, -d->xpos[3 * vehicle_ + 2], nu.head<3>().norm());
@@ -478,8 +502,11 @@ int App::RunHeadless() {
   const int width = options_.width, height = options_.height;
   if (!options_.record.empty()) StartOrStopRecording();
   const auto start = std::chrono::steady_clock::now();
-  for (int frame = 0; frame < options_.frames && !diverged_; ++frame) {
-    Advance(kHeadlessFrame * speed_, 1e9);
+  // frame k ends after round(k x frame time / dt) steps, as `nereid run --duration` rounds
+  const double h = sim_->model()->opt.timestep;
+  steps_ = 0;
+  for (int frame = 0; frame < options_.frames && !diverged_ && !paused_; ++frame) {
+    AdvanceSteps(std::lround((frame + 1) * kHeadlessFrame * speed_ / h));
     if (!record_dir_.empty()) {
       Render(width, height);
       RecordFrame(width, height);
@@ -503,6 +530,9 @@ int App::RunHeadless() {
       if (overlays_[static_cast<size_t>(o.overlay)]) shown.push_back(o.name);
     }
     report["overlays"] = shown;
+    // the state reached, as `nereid run` writes it (summary.json "final_state")
+    report["final_state"] = nlohmann::json::parse(FinalStateJson(sim_->model(), sim_->data()));
+    report["realtime_factor"] = realtime_factor_;
     report["vehicle"] = nullptr;
     report["vehicle_pixel"] = nullptr;
     if (vehicle_ >= 0) {

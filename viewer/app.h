@@ -17,6 +17,7 @@
 #include "hud.h"
 #include "image.h"
 #include "nereid/allocation.h"
+#include "nereid/runner.h"
 #include "nereid/scenario.h"
 #include "nereid/simulation.h"
 #include "options.h"
@@ -48,8 +49,12 @@ class App final {
   void OpenWindow();
   void SetCamera(CameraMode mode);
   void Advance(double sim_seconds, double wall_budget);
+  // headless: steps until `target` steps since the start (or a pause)
+  void AdvanceSteps(long target);
+  void PushPlots();
   bool StepOnce();
-  void ApplyInputs();
+  // false when the scenario has ended (its path is complete): do not step
+  bool ApplyInputs();
   void Render(int width, int height);
   void DrawHud(const mjrRect& viewport);
   Image ReadPixels(int width, int height) const;
@@ -66,6 +71,8 @@ class App final {
   ViewerOptions options_;
   std::optional<Scenario> scenario_;
   std::unique_ptr<Simulation> sim_;
+  // the scenario's controls, wrenches and controllers, as `nereid run` applies them
+  std::unique_ptr<ScenarioControl> control_;
   int vehicle_ = -1;
   ThrusterSet thrusters_;  // the vehicle's thrusters (teleoperation allocates to them)
 
@@ -89,6 +96,7 @@ class App final {
   double realtime_factor_ = 0;
   double sim_target_ = 0;  // simulated time the stepping loop is catching up to
   bool diverged_ = false;
+  long steps_ = 0;  // headless: steps taken
 
   // teleoperation
   Axes axes_ = Axes::Zero();

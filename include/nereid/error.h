@@ -11,12 +11,11 @@
 
 namespace nereid {
 
-// A user's value for an error message, cut to at most 80 characters ("..." marks a cut),
+// A user's value for an error message, cut to at most `max` (80) characters ("..." marks a cut),
 // so that a huge value never becomes a huge message.
-inline std::string Excerpt(std::string_view text) {
-  constexpr size_t kMax = 80;
-  if (text.size() <= kMax) return std::string(text);
-  return std::string(text.substr(0, kMax - 3)) + "...";
+inline std::string Excerpt(std::string_view text, size_t max = 80) {
+  if (text.size() <= max || max < 4) return std::string(text);
+  return std::string(text.substr(0, max - 3)) + "...";
 }
 
 // Base class of every error Nereid reports to its users.

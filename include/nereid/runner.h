@@ -5,12 +5,16 @@
 #define NEREID_RUNNER_H_
 
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "nereid/path.h"
 #include "nereid/scenario.h"
 #include "nereid/simulation.h"
+#include "nereid/stabilize.h"
+#include "nereid/vms.h"
 
 namespace nereid {
 
@@ -50,7 +54,40 @@ ResolvedInput ResolveInput(const std::string& input, std::optional<Engine> engin
 // Runs the job and writes its outputs. Throws ConfigError / LoadError for bad input; a
 // diverging state ends the run early with result.diverged, a MuJoCo fatal error with
 // result.mujoco_error (the outputs are still written, ending at the last good state).
+// What a scenario does before every step, in `nereid run`'s order (docs/scenarios.md, "When
+// things happen"): its controls and wrenches, then the path controller or the vms
+// controller, then the depth and attitude holds. `nereid run` and nereid-view share it, so
+// a scenario plays the same in both. The scenario and the simulation must outlive it.
+class ScenarioControl {
+ public:
+  // Call after scenario.Apply(sim). Throws ConfigError naming the scenario's JSON paths.
+  ScenarioControl(const Scenario& scenario, Simulation& sim);
+  ~ScenarioControl();
+  ScenarioControl(const ScenarioControl&) = delete;
+  ScenarioControl& operator=(const ScenarioControl&) = delete;
+
+  // Before each step. False when the path controller has reached its last point and the
+  // scenario stops there (controller.stop_when_done): the run should end.
+  bool BeforeStep();
+
+  PathController* follower() const { return follower_.get(); }
+  int controlled_body() const { return controlled_body_; }
+  VmsController* vms() const { return vms_.get(); }
+  const std::vector<Stabilize>& holds() const { return holds_; }
+
+ private:
+  const Scenario& scenario_;
+  Simulation& sim_;
+  std::unique_ptr<PathController> follower_;
+  std::unique_ptr<VmsController> vms_;
+  std::vector<Stabilize> holds_;
+  int controlled_body_ = -1;
+};
+
 RunResult Run(const RunOptions& options, std::ostream* log = nullptr);
+
+// The state `nereid run` writes as summary.json's "final_state" (docs/outputs.md), as JSON text.
+std::string FinalStateJson(const mjModel* m, const mjData* d);
 
 // Trajectory columns for a model: time, then per free-joint body
 // <body>.px .py .pz .qw .qx .qy .qz .vx .vy .vz .wx .wy .wz, then <joint>.q .qd per

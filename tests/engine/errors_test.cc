@@ -294,3 +294,23 @@ TEST_CASE("scenario: names that do not exist in the model") {
 }  // TEST_SUITE
 }  // namespace
 }  // namespace nereid
+
+namespace nereid {
+namespace {
+
+TEST_CASE("malformed JSON: the message quotes a cut excerpt of the token, not all of it") {
+  // an unterminated 20000-character string: nlohmann's message quotes the whole token
+  const std::string text = R"({"model": "m.xml", "description": ")" + std::string(20000, 'a');
+  try {
+    Scenario::FromString(text, "big.json", ".");
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    const std::string message = e.what();
+    CHECK(message.rfind("big.json: malformed JSON: ", 0) == 0);
+    CHECK(message.find("missing closing quote") != std::string::npos);
+    CHECK(message.size() <= 430);
+  }
+}
+
+}  // namespace
+}  // namespace nereid

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # End to end: nereid-view --headless renders the BlueROV2 Heavy (and the default scenario)
 # offscreen under Xvfb with Mesa, and nereid_view_check inspects the screenshots.
-# Usage: headless_test.sh NEREID_VIEW NEREID_VIEW_CHECK SOURCE_DIR OUT_DIR
+# Usage: headless_test.sh NEREID_VIEW NEREID_VIEW_CHECK SOURCE_DIR OUT_DIR NEREID
 set -uo pipefail
-view="$1" check="$2" src="$3" out="$4"
+view="$1" check="$2" src="$3" out="$4" nereid="$5"
 mkdir -p "$out"
 rm -f "$out"/*.png "$out"/*.json
 model="$src/models/bluerov2_heavy/bluerov2_heavy.xml"
@@ -42,6 +42,30 @@ inspect "$out/plain.json"
 check "scenario, damping + current: exit 0" view moving "$scenario" --frames 120 --overlay damping,current
 check "scenario, no overlays: exit 0" view still "$scenario" --frames 120 --overlay none
 inspect "$out/moving.json" --baseline "$out/still.png" --expect damping --expect current
+
+# scenarios play as `nereid run` runs them (src/runner.cc ScenarioControl): after 2 s (120
+# frames of 1/60 s) the viewer's state is nereid run's, bit for bit, with the controllers on
+same_as_run() {  # same_as_run NAME SCENARIO SECONDS MIN_MOVED: the viewer's final state equals
+  # nereid run's, and the first vehicle moved at least MIN_MOVED m (its controller drove it)
+  "$nereid" run "$2" --duration "$3" --out "$out/$1_run" >/dev/null &&
+  python3 - "$out/$1.json" "$out/$1_run/summary.json" "$out/$1_run/trajectory.csv" "$4" <<'PY'
+import csv, json, sys
+state_time = lambda s: s["final_state"]["time"]
+viewer, run = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+first = next(csv.DictReader(open(sys.argv[3])))
+assert viewer["final_state"] == run["final_state"], (viewer["final_state"], run["final_state"])
+body, state = next(iter(run["final_state"]["bodies"].items()))
+moved = sum((state["position"][i] - float(first[f"{body}.p{c}"])) ** 2 for i, c in enumerate("xyz")) ** 0.5
+assert moved >= float(sys.argv[4]), f"{body} moved only {moved} m"
+print(f"{body}: the viewer's state at t = {state_time(run)} s is nereid run's; it moved {moved:.3f} m")
+PY
+}
+check "quay wall (cascaded PID on its path): exit 0" view quay "$src/scenarios/raybot_quay_wall.json" --frames 120 --overlay none
+check "quay wall: the viewer's state is nereid run's, bit for bit" same_as_run quay "$src/scenarios/raybot_quay_wall.json" 2 0.05
+check "tethered station keeping: exit 0" view tether "$src/scenarios/heavy_tether_station.json" --frames 120 --overlay none
+check "tethered station keeping: the viewer's state is nereid run's" same_as_run tether "$src/scenarios/heavy_tether_station.json" 2 0
+check "seed 000 pair with autopilots: exit 0" view pair "$src/scenarios/seed000/pair_rotational.json" --frames 300 --overlay none
+check "seed 000 pair: the viewer's state is nereid run's" same_as_run pair "$src/scenarios/seed000/pair_rotational.json" 5 0.2
 
 # errors: the same messages and exit status as `nereid run`
 "$view" "$out/missing.xml" --headless >"$out/err.txt" 2>&1
