@@ -322,9 +322,22 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
   const json root = detail::ParseJson(text, source);
   r.Keys(root, "", {"model", "duration", "dt", "integrator", "engine", "keyframe",
                     "initial_state", "current", "controls", "wrenches", "controller",
-                    "stabilize", "constraints", "description"});
+                    "stabilize", "constraints", "description",
+                    // nereid crosscheck's own keys (docs/crosscheck.md): such a file runs here too
+                    "peak", "reference", "record_every", "methods", "weld", "uk"});
   Scenario s;
   s.source = source;
+  // a cross-check scenario: its wrenches are in the body frame unless they say otherwise,
+  // and its reporting keys are nereid crosscheck's (ignored here); its solver settings are
+  // not Nereid's model, so they are refused rather than ignored
+  bool crosscheck = false;
+  for (const char* key : {"peak", "reference", "record_every", "methods"}) crosscheck |= root.contains(key);
+  for (const char* key : {"weld", "uk"}) {
+    if (root.contains(key)) {
+      r.Fail(std::string("/") + key, "a solver setting of nereid crosscheck; nereid run and nereid-view "
+             "use the model's own welds and Nereid's UK defaults (run this file with nereid crosscheck)");
+    }
+  }
   if (!root.contains("model")) r.Fail("/model", "missing required key (path of an MJCF file)");
   const std::string model_text = r.String(root["model"], "/model");
   if (model_text.size() > 1024) {
@@ -438,6 +451,7 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
       if (!list[i].contains("body")) r.Fail(p + "/body", "missing required key");
       Wrench w;
       w.path = p;
+      w.body_frame = crosscheck;
       w.body = r.String(list[i]["body"], p + "/body");
       if (list[i].contains("start")) w.start = r.Number(list[i]["start"], p + "/start");
       if (list[i].contains("end")) w.end = r.Number(list[i]["end"], p + "/end");

@@ -81,6 +81,12 @@ p = run("run", xml, "--constraints", "rigid")
 check("unknown constraint method is a usage error", p.returncode == 2 and "'rigid'" in p.stderr,
       p.stderr)
 
+# every cross-check scenario also runs as a scenario
+for name in sorted(os.listdir(os.path.join(source, "scenarios", "crosscheck"))):
+    p = run("run", os.path.join(source, "scenarios", "crosscheck", name), "--duration", "0.05",
+            "--out", os.path.join(work, "cc_" + name))
+    check(f"nereid run {name} (a cross-check scenario)", p.returncode == 0, p.stderr)
+
 # seed 000's rotational trial with UK connections and the autopilots: the summary says who
 # enforced the welds, and stabilize.csv has the holds' angles and commands
 p = run("run", os.path.join(source, "scenarios", "seed000", "pair_rotational.json"), "--constraints", "uk",

@@ -314,3 +314,23 @@ TEST_CASE("malformed JSON: the message quotes a cut excerpt of the token, not al
 
 }  // namespace
 }  // namespace nereid
+
+namespace nereid {
+namespace {
+
+TEST_CASE("a cross-check scenario runs as a scenario: body-frame wrenches, reporting keys ignored") {
+  const std::string dir = std::string(NEREID_SOURCE_MODEL_DIR) + "/multi";
+  const std::string wrench = R"("wrenches": [{"body": "A", "force": [1, 0, 0]}])";
+  Scenario cc = Scenario::FromString(R"({"model": "case_b_xu5.xml", "record_every": 10, "peak": {"body": "A"}, )" +
+                                         wrench + "}", "cc.json", dir);
+  REQUIRE(cc.wrenches.size() == 1);
+  CHECK(cc.wrenches[0].body_frame);  // nereid crosscheck's convention
+  Scenario run = Scenario::FromString(R"({"model": "case_b_xu5.xml", )" + wrench + "}", "run.json", dir);
+  CHECK_FALSE(run.wrenches[0].body_frame);  // nereid run's default: world
+  CHECK_THROWS_WITH_AS(Scenario::FromString(R"({"model": "case_b_xu5.xml", "weld": {"solref": [0.01, 1]}})",
+                                            "cc.json", dir),
+                       doctest::Contains("cc.json: /weld: a solver setting of nereid crosscheck"), ConfigError);
+}
+
+}  // namespace
+}  // namespace nereid

@@ -67,6 +67,10 @@ check "tethered station keeping: the viewer's state is nereid run's" same_as_run
 check "seed 000 pair with autopilots: exit 0" view pair "$src/scenarios/seed000/pair_rotational.json" --frames 300 --overlay none
 check "seed 000 pair: the viewer's state is nereid run's" same_as_run pair "$src/scenarios/seed000/pair_rotational.json" 5 0.2
 
+# a cross-check scenario opens too (its body-frame wrenches, the model's welds)
+check "crosscheck triangle: exit 0" view triangle "$src/scenarios/crosscheck/bluerov_triangle.json" --frames 30 --overlay none
+check "crosscheck triangle: a screenshot" test "$(stat -c %s "$out/triangle.png" 2>/dev/null || echo 0)" -gt 10000
+
 # errors: the same messages and exit status as `nereid run`
 "$view" "$out/missing.xml" --headless >"$out/err.txt" 2>&1
 status=$?
