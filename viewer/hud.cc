@@ -22,6 +22,9 @@ void InitFigure(mjvFigure* figure, const char* title, const char* unit) {
   mjv_defaultFigure(figure);
   std::snprintf(figure->title, sizeof(figure->title), "%s", title);
   std::snprintf(figure->xlabel, sizeof(figure->xlabel), "time (s)");
+  // tick labels with a decimal: MuJoCo's default "%.0f" reads "0 0 1" over the first second
+  std::snprintf(figure->xformat, sizeof(figure->xformat), "%%.1f");
+  std::snprintf(figure->yformat, sizeof(figure->yformat), "%%.2f");
   std::snprintf(figure->linename[0], sizeof(figure->linename[0]), "%s", unit);
   figure->flg_extend = 1;
   figure->flg_legend = 0;
