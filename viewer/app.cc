@@ -108,6 +108,7 @@ void App::Reset() {
   diverged_ = false;
   sim_target_ = sim_->data()->time;
   plots_.Clear();
+  trail_.clear();
 }
 
 // ---- window and camera -------------------------------------------------------------------
@@ -270,6 +271,9 @@ void App::AdvanceSteps(long target) {
 void App::PushPlots() {
   const mjData* d = sim_->data();
   if (vehicle_ >= 0) {
+    constexpr size_t kTrail = 3000;  // frames: 50 s at 60 frames per second
+    trail_.emplace_back(d->xpos[3 * vehicle_], d->xpos[3 * vehicle_ + 1], d->xpos[3 * vehicle_ + 2]);
+    if (trail_.size() > kTrail) trail_.pop_front();
     const Vec6 nu = BodyVelocity(sim_->model(), d, vehicle_);
     plots_.Push(d->time, -d->xpos[3 * vehicle_ + 2], nu.head<3>().norm());
   }
@@ -284,6 +288,11 @@ void App::Render(int width, int height) {
   mjv_updateScene(m, d, &opt_, nullptr, &cam_, mjCAT_ALL, &scn_);
   if (surface_) AddWaterSurface(m, cam_.lookat, &scn_);
   AddOverlays(m, d, *sim_, vehicle_, overlays_, scales_, &scn_);
+  if (overlays_[static_cast<size_t>(Overlay::kPath)]) {
+    static const std::vector<Vec3> kNoPath;
+    const PathController* follower = control_ ? control_->follower() : nullptr;
+    AddPath(follower ? follower->path().points : kNoPath, trail_, &scn_);
+  }
   ApplyUnderwaterLook(underwater_, m, &scn_);
   mjr_render(viewport, &scn_, &con_);
   DrawHud(viewport);

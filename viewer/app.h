@@ -7,6 +7,7 @@
 #ifndef NEREID_VIEWER_APP_H_
 #define NEREID_VIEWER_APP_H_
 
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -97,6 +98,7 @@ class App final {
   double sim_target_ = 0;  // simulated time the stepping loop is catching up to
   bool diverged_ = false;
   long steps_ = 0;  // headless: steps taken
+  std::deque<Vec3> trail_;  // the vehicle's recent positions (path overlay), one per frame
 
   // teleoperation
   Axes axes_ = Axes::Zero();

@@ -38,7 +38,7 @@ void AddOverlays(const std::string& list, bool first, OverlaySet* set) {
 OverlaySet ViewerOptions::DefaultOverlays() {
   OverlaySet set;
   for (Overlay o : {Overlay::kThrust, Overlay::kDamping, Overlay::kWeight, Overlay::kBuoyancy,
-                    Overlay::kCurrent}) {
+                    Overlay::kCurrent, Overlay::kPath}) {
     set.set(static_cast<size_t>(o));
   }
   return set;

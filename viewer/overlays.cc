@@ -23,6 +23,7 @@ constexpr std::array<OverlayInfo, kOverlayCount> kTable = {{
     {Overlay::kCurrent, "current", GLFW_KEY_6, {1, 1, 0, 1}, "water current"},
     {Overlay::kTether, "tether", GLFW_KEY_7, {1, 1, 1, 1}, "tether pull on the vehicle"},
     {Overlay::kConstraint, "constraint", GLFW_KEY_8, {1, 0.5f, 0, 1}, "equality constraint forces"},
+    {Overlay::kPath, "path", GLFW_KEY_9, {0.5f, 0, 1, 1}, "reference path and the vehicle's trail"},
 }};
 
 // Adds one emissive arrow from `from` along `vector` (already scaled to metres); false
@@ -205,6 +206,27 @@ void AddOverlays(const mjModel* m, const mjData* d, Simulation& sim, int vehicle
   if (on(Overlay::kCurrent) && !AddCurrent(m, d, sim, vehicle, scales, width, scn)) return;
   if (on(Overlay::kTether) && !AddTethers(m, sim, vehicle, scales, width, scn)) return;
   if (on(Overlay::kConstraint)) AddConstraints(m, d, sim, scales, width, scn);
+}
+
+void AddPath(const std::vector<Vec3>& path, const std::deque<Vec3>& trail, mjvScene* scn) {
+  auto line = [&](const Vec3& a, const Vec3& b, double width) {
+    if (scn->ngeom >= scn->maxgeom) return false;
+    mjvGeom* g = scn->geoms + scn->ngeom++;
+    mjv_initGeom(g, mjGEOM_LINE, nullptr, nullptr, nullptr, Info(Overlay::kPath).rgba.data());
+    g->emission = 1;
+    g->specular = 0;
+    mjv_connector(g, mjGEOM_LINE, width, a.data(), b.data());
+    return true;
+  };
+  constexpr size_t kMaxSegments = 2000;
+  const size_t stride = path.size() > kMaxSegments ? (path.size() + kMaxSegments - 1) / kMaxSegments : 1;
+  for (size_t i = stride; i < path.size() + stride - 1; i += stride) {
+    const size_t j = std::min(i, path.size() - 1);
+    if (!line(path[i - stride], path[j], 4)) return;
+  }
+  for (size_t i = 1; i < trail.size(); ++i) {
+    if (!line(trail[i - 1], trail[i], 2)) return;
+  }
 }
 
 void AddWaterSurface(const mjModel* m, const double center[3], mjvScene* scn) {

@@ -7,6 +7,8 @@
 #define NEREID_VIEWER_OVERLAYS_H_
 
 #include <array>
+#include <deque>
+#include <vector>
 #include <bitset>
 #include <string_view>
 
@@ -25,6 +27,7 @@ enum class Overlay {
   kCurrent,     // water current at the vehicle, drawn above it
   kTether,      // hook: the engine has no tether yet, nothing is drawn
   kConstraint,  // MuJoCo connect/weld equality forces (d->efc_force); UK constraints: hook
+  kPath,        // the scenario controller's reference path, and the vehicle's trail
   kCount,
 };
 inline constexpr int kOverlayCount = static_cast<int>(Overlay::kCount);
@@ -62,6 +65,11 @@ struct ArrowScales {
 // (the forces) to scn. Stops quietly when the scene's geom buffer is full.
 void AddOverlays(const mjModel* m, const mjData* d, Simulation& sim, int vehicle,
                  const OverlaySet& enabled, const ArrowScales& scales, mjvScene* scn);
+
+// Appends the path overlay: `path` as a polyline (at most 2000 segments, evenly strided)
+// and the vehicle's `trail` (its recent positions) as a thinner one. Lines are `width`
+// pixels wide.
+void AddPath(const std::vector<Vec3>& path, const std::deque<Vec3>& trail, mjvScene* scn);
 
 // Appends the water surface (a translucent sheet at z = 0) around `center`.
 void AddWaterSurface(const mjModel* m, const double center[3], mjvScene* scn);

@@ -62,6 +62,8 @@ PY
 }
 check "quay wall (cascaded PID on its path): exit 0" view quay "$src/scenarios/raybot_quay_wall.json" --frames 120 --overlay none
 check "quay wall: the viewer's state is nereid run's, bit for bit" same_as_run quay "$src/scenarios/raybot_quay_wall.json" 2 0.05
+check "quay wall with its path: exit 0" view quay_path "$src/scenarios/raybot_quay_wall.json" --frames 120 --overlay path
+inspect "$out/quay_path.json" --baseline "$out/quay.png" --expect path --vehicle-fraction 0.2
 check "tethered station keeping: exit 0" view tether "$src/scenarios/heavy_tether_station.json" --frames 120 --overlay none
 check "tethered station keeping: the viewer's state is nereid run's" same_as_run tether "$src/scenarios/heavy_tether_station.json" 2 0
 check "seed 000 pair with autopilots: exit 0" view pair "$src/scenarios/seed000/pair_rotational.json" --frames 300 --overlay none
