@@ -298,6 +298,34 @@ void App::Render(int width, int height) {
   DrawHud(viewport);
 }
 
+std::string App::ControllerStatus() const {
+  if (!control_) return "";
+  const mjData* d = sim_->data();
+  std::string out;
+  char buffer[160];
+  if (const PathController* f = control_->follower()) {
+    const std::vector<Vec3>& points = f->path().points;
+    const size_t k = std::min(f->target(), points.empty() ? size_t{0} : points.size() - 1);
+    const int body = control_->controlled_body();
+    const double distance =
+        points.empty() ? 0 : (BodyPosition(d, body) - points[k]).norm();
+    std::snprintf(buffer, sizeof(buffer), "path: point %zu of %zu, %.3f m from it%s", k + 1, points.size(),
+                  distance, f->done() ? " (done)" : "");
+    out = buffer;
+  }
+  if (control_->vms()) out += std::string(out.empty() ? "" : "; ") + "vms: vehicle PD + joint PID";
+  if (!control_->holds().empty()) {
+    double worst = 0;
+    for (const Stabilize& h : control_->holds()) worst = std::max({worst, std::abs(h.roll()), std::abs(h.pitch())});
+    std::snprintf(buffer, sizeof(buffer), "%zu depth/attitude holds, largest tilt %.1f deg",
+                  control_->holds().size(), worst * 180 / M_PI);
+    out += std::string(out.empty() ? "" : "; ") + buffer;
+  }
+  const bool piloted = !axes_.isZero(0) || depth_hold_.on || heading_hold_.on;
+  if (!out.empty() && piloted) out += " (pilot has control)";
+  return out;
+}
+
 void App::DrawHud(const mjrRect& viewport) {
   if (hud_) {
     HudStatus status;
@@ -309,6 +337,7 @@ void App::DrawHud(const mjrRect& viewport) {
     status.heading_hold = heading_hold_.on;
     constexpr const char* kModes[] = {"follow", "free", "fixed"};
     status.camera = kModes[static_cast<int>(camera_mode_)];
+    status.controller = ControllerStatus();
     std::string titles, values;
     HudText(sim_->model(), sim_->data(), vehicle_, status, &titles, &values);
     mjr_overlay(mjFONT_NORMAL, mjGRID_TOPLEFT, viewport, titles.c_str(), values.c_str(), &con_);

@@ -58,6 +58,9 @@ class App final {
   bool ApplyInputs();
   void Render(int width, int height);
   void DrawHud(const mjrRect& viewport);
+  // the HUD's "controller" line: the scenario's path controller (its reference point and
+  // the vehicle's distance to it), vms controller and holds, or empty
+  std::string ControllerStatus() const;
   Image ReadPixels(int width, int height) const;
   void OnKey(int key);
   void StartOrStopRecording();

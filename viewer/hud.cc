@@ -58,6 +58,7 @@ void HudText(const mjModel* m, const mjData* d, int vehicle, const HudStatus& st
     if (status.heading_hold) holds += holds.empty() ? "heading" : " + heading";
     line("hold", holds.empty() ? "off" : holds);
   }
+  if (!status.controller.empty()) line("controller", status.controller);
   line("camera", status.camera);
   if (status.recording) line("recording", "on");
   for (int a = 0; a < m->nu; ++a) {

@@ -19,6 +19,7 @@ struct HudStatus {
   bool recording = false;
   bool depth_hold = false, heading_hold = false;
   const char* camera = "";
+  std::string controller;  // the scenario's active controller and its error, or empty
 };
 
 // HUD lines for the vehicle body: time, real-time factor, depth (= -z), heading (deg,

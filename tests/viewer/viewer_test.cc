@@ -271,6 +271,12 @@ TEST_SUITE("viewer_hud") {
     int site_actuators = 0;
     for (int a = 0; a < sim->model()->nu; ++a) site_actuators += sim->model()->actuator_trntype[a] == mjTRN_SITE;
     CHECK(CountLines(titles) == 7 + site_actuators);
+    // a scenario's controller gets a line of its own, before the camera's
+    status.controller = "path: point 3 of 10, 0.050 m from it";
+    HudText(sim->model(), sim->data(), 1, status, &titles, &values);
+    CHECK(CountLines(titles) == 8 + site_actuators);
+    CHECK(titles.find("controller\ncamera") != std::string::npos);
+    CHECK(values.find("path: point 3 of 10, 0.050 m from it\nfollow") != std::string::npos);
   }
 
   TEST_CASE("plots roll: the oldest point goes once the line is full") {
