@@ -48,7 +48,7 @@ App* Self(GLFWwindow* window) { return static_cast<App*>(glfwGetWindowUserPointe
 
 App::App(const ViewerOptions& options)
     : options_(options), overlays_(options.overlays), underwater_(options.underwater),
-      surface_(options.surface), speed_(options.speed) {
+      surface_(options.surface), hud_(options.hud), plots_on_(options.hud), speed_(options.speed) {
   limits_ = {options.max_force, options.max_moment};
   Load();
   OpenWindow();
@@ -540,18 +540,22 @@ int App::RunHeadless() {
   const int width = options_.width, height = options_.height;
   if (!options_.record.empty()) StartOrStopRecording();
   const auto start = std::chrono::steady_clock::now();
+  const double start_time = sim_->data()->time;
   // frame k ends after round(k x frame time / dt) steps, as `nereid run --duration` rounds
   const double h = sim_->model()->opt.timestep;
   steps_ = 0;
   for (int frame = 0; frame < options_.frames && !diverged_ && !paused_; ++frame) {
     AdvanceSteps(std::lround((frame + 1) * kHeadlessFrame * speed_ / h));
+    // the speed-up so far (the HUD of recorded frames shows it)
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    realtime_factor_ = elapsed > 0 ? (sim_->data()->time - start_time) / elapsed : 0;
     if (!record_dir_.empty()) {
       Render(width, height);
       RecordFrame(width, height);
     }
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  realtime_factor_ = wall > 0 ? sim_->data()->time / wall : 0;
+  realtime_factor_ = wall > 0 ? (sim_->data()->time - start_time) / wall : 0;
   Render(width, height);
   const Image image = ReadPixels(width, height);
   if (!record_dir_.empty()) StartOrStopRecording();

@@ -71,6 +71,8 @@ ViewerOptions ParseOptions(const std::vector<std::string>& args) {
       options.underwater = false;
     } else if (a == "--no-surface") {
       options.surface = false;
+    } else if (a == "--no-hud") {
+      options.hud = false;
     } else if (a == "--max-force") {
       options.max_force = ParseDouble(a, value());
     } else if (a == "--max-moment") {

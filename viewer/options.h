@@ -21,6 +21,7 @@ inline constexpr char kUsage[] =
     "                        all, none\n"
     "  --no-underwater       no fog or water backdrop\n"
     "  --no-surface          no water surface\n"
+    "  --no-hud              no text and plots over the scene (H toggles them)\n"
     "  --max-force N         teleoperation force at full deflection (default 40)\n"
     "  --max-moment NM       teleoperation moment at full deflection (default 10)\n"
     "  --width W --height H  window or image size (default 1280 x 720)\n"
@@ -39,6 +40,7 @@ struct ViewerOptions {
   OverlaySet overlays = DefaultOverlays();
   bool underwater = true;
   bool surface = true;
+  bool hud = true;
   double max_force = 40, max_moment = 10;
   int width = 1280, height = 720;
   bool headless = false;

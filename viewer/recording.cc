@@ -34,7 +34,8 @@ std::string FfmpegCommand(const std::string& ffmpeg, const std::string& dir, dou
   std::snprintf(rate, sizeof(rate), "%.3f", fps);
   return Quote(ffmpeg) + " -y -loglevel error -framerate " + rate + " -i " +
          Quote(dir + "/frame_%06d.png") +
-         " -vf pad=ceil(iw/2)*2:ceil(ih/2)*2 -c:v libx264 -pix_fmt yuv420p " + Quote(dir + ".mp4");
+         " -vf " + Quote("pad=ceil(iw/2)*2:ceil(ih/2)*2") + " -c:v libx264 -pix_fmt yuv420p " +
+         Quote(dir + ".mp4");
 }
 
 std::string EncodeVideo(const std::string& dir, double fps) {

@@ -73,6 +73,17 @@ check "seed 000 pair: the viewer's state is nereid run's" same_as_run pair "$src
 check "crosscheck triangle: exit 0" view triangle "$src/scenarios/crosscheck/bluerov_triangle.json" --frames 30 --overlay none
 check "crosscheck triangle: a screenshot" test "$(stat -c %s "$out/triangle.png" 2>/dev/null || echo 0)" -gt 10000
 
+# recording: PNG frames and, with ffmpeg on PATH (scripts/bootstrap.sh installs it), an MP4
+if command -v ffprobe >/dev/null 2>&1; then
+  rm -rf "$out/clip" "$out/clip.mp4"
+  check "record 30 frames: exit 0" view clip "$src/scenarios/raybot_quay_wall.json" --frames 30 --record "$out/clip"
+  frames="$(ffprobe -v error -select_streams v:0 -count_frames -show_entries stream=nb_read_frames \
+            -of csv=p=0 "$out/clip.mp4" 2>/dev/null)"
+  check "record: clip.mp4 holds the 30 frames (got '$frames')" test "$frames" = 30
+else
+  echo "SKIP recording to MP4: ffprobe is not on PATH (Debian package ffmpeg)"
+fi
+
 # errors: the same messages and exit status as `nereid run`
 "$view" "$out/missing.xml" --headless >"$out/err.txt" 2>&1
 status=$?
