@@ -8,6 +8,9 @@
 #include <vector>
 
 #include "app.h"
+#ifdef NEREID_HAVE_MPC
+#include "nereid/mpc.h"
+#endif
 #include "nereid/error.h"
 #include "options.h"
 
@@ -18,6 +21,9 @@ int main(int argc, char** argv) {
     std::cout << kUsage;
     return 0;
   }
+#ifdef NEREID_HAVE_MPC
+  nereid::EnableMpc();  // scenarios with "controller": {"type": "mpc"}, as in `nereid run`
+#endif
   try {
     const nereid::viewer::ViewerOptions options = nereid::viewer::ParseOptions(args);
     nereid::viewer::App app(options);

@@ -73,6 +73,20 @@ check "seed 000 pair: the viewer's state is nereid run's" same_as_run pair "$src
 check "crosscheck triangle: exit 0" view triangle "$src/scenarios/crosscheck/bluerov_triangle.json" --frames 30 --overlay none
 check "crosscheck triangle: a screenshot" test "$(stat -c %s "$out/triangle.png" 2>/dev/null || echo 0)" -gt 10000
 
+# every shipped scenario opens and renders (the MPC's and the cross-check's included)
+while IFS= read -r scen; do
+  name="all_$(basename "$(dirname "$scen")")_$(basename "$scen" .json)"
+  "${run_x[@]}" "$view" "$scen" --headless --frames 5 --width 320 --height 180 --no-hud \
+    --screenshot "$out/$name.png" >"$out/$name.txt" 2>&1
+  status=$?
+  # not blank: more than 1 % of the pixels differ from the water in the top-left corner
+  drawn="$(python3 -c 'import sys, matplotlib.image as im, numpy as np
+a = (im.imread(sys.argv[1])[..., :3] * 255).round()
+print(f"{100 * (np.abs(a - a[0, 0]).max(axis=2) > 8).mean():.1f}")' "$out/$name.png" 2>/dev/null || echo 0)"
+  check "${scen#"$src"/} opens and renders (exit $status, $drawn % of the pixels drawn)" \
+    python3 -c "import sys; sys.exit(not ($status == 0 and float('$drawn') > 1))"
+done < <(find "$src/scenarios" -name '*.json' | sort)
+
 # recording: PNG frames and, with ffmpeg on PATH (scripts/bootstrap.sh installs it), an MP4
 if command -v ffprobe >/dev/null 2>&1; then
   rm -rf "$out/clip" "$out/clip.mp4"
