@@ -68,7 +68,7 @@ App::~App() {
 
 void App::Load() {
   // the same inputs, precedence and messages as `nereid run`
-  ResolvedInput input = ResolveInput(options_.input);
+  ResolvedInput input = ResolveInput(options_.input, std::nullopt, std::nullopt, std::nullopt, options_.constraints);
   scenario_ = std::move(input.scenario);
   sim_ = Simulation::LoadFile(input.model, input.options);
   const mjModel* m = sim_->model();

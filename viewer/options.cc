@@ -61,6 +61,11 @@ ViewerOptions ParseOptions(const std::vector<std::string>& args) {
       if (options.camera != "follow" && options.camera != "free" && options.camera != "fixed") {
         throw Usage{"--camera expects follow, free or fixed, got '" + options.camera + "'"};
       }
+    } else if (a == "--constraints") {
+      ConstraintMethod method;
+      const std::string v = value();
+      if (!ParseConstraintMethod(v, &method)) throw Usage{"--constraints expects mujoco or uk, got '" + v + "'"};
+      options.constraints = method;
     } else if (a == "--speed") {
       options.speed = ParseDouble(a, value());
       if (!(options.speed > 0)) throw Usage{"--speed must be positive"};

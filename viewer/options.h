@@ -3,10 +3,12 @@
 #ifndef NEREID_VIEWER_OPTIONS_H_
 #define NEREID_VIEWER_OPTIONS_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/arguments.h"
+#include "nereid/uk.h"
 #include "overlays.h"
 
 namespace nereid::viewer {
@@ -20,6 +22,7 @@ inline constexpr char kUsage[] =
     "                        coriolis, weight, buoyancy, current, tether, constraint, path,\n"
     "                        all, none\n"
     "  --no-underwater       no fog or water backdrop\n"
+    "  --constraints M       mujoco or uk: who enforces the model's uk: welds (as nereid run)\n"
     "  --no-surface          no water surface\n"
     "  --no-hud              no text and plots over the scene (H toggles them)\n"
     "  --max-force N         teleoperation force at full deflection (default 40)\n"
@@ -36,6 +39,7 @@ struct ViewerOptions {
   std::string input;
   std::string body;
   std::string camera = "follow";
+  std::optional<ConstraintMethod> constraints;  // --constraints: who enforces "uk:" welds
   double speed = 1;
   OverlaySet overlays = DefaultOverlays();
   bool underwater = true;

@@ -71,6 +71,9 @@ check "seed 000 pair: the viewer's state is nereid run's" same_as_run pair "$src
 
 # a cross-check scenario opens too (its body-frame wrenches, the model's welds)
 check "crosscheck triangle: exit 0" view triangle "$src/scenarios/crosscheck/bluerov_triangle.json" --frames 30 --overlay none
+check "crosscheck pair with UK connections and their wrenches: exit 0" view pair_uk \
+  "$src/scenarios/crosscheck/bluerov_pair_pwm1700.json" --frames 30 --constraints uk --overlay constraint
+inspect "$out/pair_uk.json" --expect constraint
 check "crosscheck triangle: a screenshot" test "$(stat -c %s "$out/triangle.png" 2>/dev/null || echo 0)" -gt 10000
 
 # every shipped scenario opens and renders (the MPC's and the cross-check's included)
