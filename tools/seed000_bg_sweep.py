@@ -189,6 +189,24 @@ def measure(traj, model):
     }
 
 
+def runner(nereid, work_dir, cwd, run=None):
+    """A function go(name, *args) that runs `nereid *args --out work_dir/name` and returns the
+    output folder: through `run` (e.g. tools/validate.py's Runner.run, which adds --out and
+    logs the command; name is then relative to its work folder), else directly from `cwd`."""
+    work_dir = pathlib.Path(work_dir)
+
+    def go(name, *args):
+        if run is not None:
+            return pathlib.Path(run(f"{work_dir.name}/{name}", *args))
+        out = work_dir / name
+        cmd = [str(nereid), *args, "--out", str(out)]
+        done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)} failed:\n{done.stdout}\n{done.stderr}")
+        return out
+    return go
+
+
 def run_sweep(nereid, source_root, work_dir, bg_values=BG_VALUES, pwms=PWMS, run=None,
               record_every=RECORD_EVERY):
     """Runs every (BG, PWM) and returns a list of rows (dicts), one per run.
@@ -206,14 +224,7 @@ def run_sweep(nereid, source_root, work_dir, bg_values=BG_VALUES, pwms=PWMS, run
     inputs = work_dir / "inputs"
     base_model = source_root / "models" / "multi" / "bluerov_pair.xml"
 
-    def direct(name, *args):
-        out = work_dir / name
-        cmd = [str(nereid), *args, "--out", str(out)]
-        done = subprocess.run(cmd, cwd=source_root, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise RuntimeError(f"{' '.join(cmd)} failed:\n{done.stdout}\n{done.stderr}")
-        return out
-
+    go = runner(nereid, work_dir, source_root, run)
     rows = []
     for bg in bg_values:
         tag = f"bg{bg * 1000:05.1f}mm"
@@ -221,10 +232,7 @@ def run_sweep(nereid, source_root, work_dir, bg_values=BG_VALUES, pwms=PWMS, run
         for pwm in pwms:
             scen = write_scenario(source_root / SCENARIO.format(pwm=pwm), inputs / f"pair_pwm{pwm}_{tag}.json", model)
             args = ("run", str(scen), "--record-every", str(record_every))
-            if run is None:
-                out = direct(f"pwm{pwm}_{tag}", *args)
-            else:
-                out = pathlib.Path(run(f"{work_dir.name}/pwm{pwm}_{tag}", *args))
+            out = go(f"pwm{pwm}_{tag}", *args)
             row = {"bg_m": bg, "pwm": pwm, "model": str(model), "scenario": str(scen)}
             row.update(measure(out / "trajectory.csv", model))
             rows.append(row)

@@ -28,12 +28,11 @@ import argparse
 import json
 import pathlib
 import re
-import subprocess
 import sys
 
 import numpy as np
 
-from seed000_bg_sweep import body_masses, load_csv
+from seed000_bg_sweep import body_masses, load_csv, runner
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TRIALS = (("pair_pwm1600", "straight", 1600), ("pair_pwm1700", "straight", 1700),
@@ -131,18 +130,7 @@ def run_trials(nereid, work, run=None):
     "steady_speed_mps"}}."""
     work = pathlib.Path(work).resolve()
 
-    def direct(name, *args):
-        out = work / name
-        cmd = [str(nereid), *args, "--out", str(out)]
-        done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise RuntimeError(f"{' '.join(cmd)} failed:\n{done.stdout}\n{done.stderr}")
-        return out
-
-    def go(name, *args):
-        if run is None:
-            return direct(name, *args)
-        return pathlib.Path(run(f"{work.name}/{name}", *args))
+    go = runner(nereid, work, ROOT, run)
 
     results = {}
     for name, kind, pwm in TRIALS:
