@@ -110,6 +110,8 @@ class Stepper {
     scenario.Apply(*sim_);
   }
   nereid::Simulation& sim() { return *sim_; }
+  // held by every call that reads or writes the data (a step may run with the GIL released)
+  std::unique_lock<std::mutex> Lock() { return std::unique_lock<std::mutex>(mutex_); }
   const py::object& model() const { return model_; }
   const py::object& data() const { return data_; }
 
@@ -249,12 +251,19 @@ nereid.make_data (or nereid.load). It keeps both alive.)")
       .def("reset", &Stepper::Reset, py::arg("key") = -1,
            "Resets to the model's defaults, or to keyframe `key` (>= 0), then a forward pass.")
       .def("_apply_scenario", &Stepper::ApplyScenario, py::arg("path"))
-      .def("set_current", [](Stepper& s, double vx, double vy, double vz) { s.sim().SetCurrent(nereid::Vec3(vx, vy, vz)); },
+      .def("set_current", [](Stepper& s, double vx, double vy, double vz) {
+             const auto lock = s.Lock();
+             s.sim().SetCurrent(nereid::Vec3(vx, vy, vz));
+           },
            py::arg("vx"), py::arg("vy"), py::arg("vz"), "A constant water current, world frame, m/s.")
-      .def("kinetic_energy", [](Stepper& s) { return s.sim().KineticEnergy(); },
+      .def("kinetic_energy", [](Stepper& s) {
+             const auto lock = s.Lock();
+             return s.sim().KineticEnergy();
+           },
            "1/2 qvel^T M qvel with M including added mass (after forward or step).")
       .def("plugin_wrenches", [](Stepper& s) {
              // what the passive plugins applied in the last forward pass (include/nereid/plugins.h)
+             const auto lock = s.Lock();
              const mjModel* mm = s.sim().model();
              const mjData* d = s.sim().data();
              py::list out;
@@ -281,6 +290,7 @@ nereid.make_data (or nereid.load). It keeps both alive.)")
            }, "The wrenches Nereid's passive plugins applied in the last forward pass: dicts with "
               "instance, kind (damping, added_mass, buoyancy), body, force and torque (world), point.")
       .def("connections", [](Stepper& s) {
+             const auto lock = s.Lock();
              py::list out;
              for (const nereid::ConnectionReport& r : s.sim().ConnectionReports()) {
                py::dict e;
@@ -305,6 +315,7 @@ nereid.make_data (or nereid.load). It keeps both alive.)")
              if (wrench.size() != 6) throw py::value_error("drive: expected 6 values [fx fy fz tx ty tz] (body frame)");
              const nereid::ThrusterSet set = nereid::FindThrusters(mm, b);
              if (set.actuators.empty()) throw py::value_error("drive: body '" + body + "' has no nereid.thruster actuators");
+             const auto lock = s.Lock();
              nereid::Vec6 tau;
              for (int i = 0; i < 6; ++i) tau[i] = wrench[static_cast<size_t>(i)];
              const Eigen::VectorXd thrust = nereid::Allocate(set.B, tau, set.thrust_min, set.thrust_max);

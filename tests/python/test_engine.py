@@ -230,3 +230,21 @@ def test_user_written_environment_example():
     # the current pushes the idle vehicle downstream (+x)
     assert env.data.qvel[0] > 0.05
     env.close()
+
+
+def test_python_threads_step_their_own_data_as_alone():
+    # the GIL is released while stepping: two threads on two pairs give what one thread gives
+    import threading
+    pairs = [nereid.load(nereid.model_path("bluerov2_heavy")) for _ in range(2)]
+    alone = [nereid.load(nereid.model_path("bluerov2_heavy")) for _ in range(2)]
+    for (m, d), push in zip(pairs + alone, (1600.0, 1400.0, 1600.0, 1400.0)):
+        d.ctrl[:] = push
+    for m, d in alone:
+        nereid.step(m, d, nstep=300)
+    threads = [threading.Thread(target=nereid.step, args=(m, d, 300)) for m, d in pairs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for (m, d), (_, ref) in zip(pairs, alone):
+        assert np.array_equal(d.qpos, ref.qpos) and np.array_equal(d.qvel, ref.qvel)
