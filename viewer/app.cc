@@ -42,6 +42,22 @@ int FirstFreeBody(const mjModel* m) {
   return -1;
 }
 
+// The bodies joined to `vehicle` by weld equalities (active or not: a docking target
+// belongs in the picture too), `vehicle` first; just `vehicle` when none. Connect
+// equalities (a lumped tether's chain) do not count.
+std::vector<int> WeldedGroup(const mjModel* m, int vehicle) {
+  std::vector<int> group = {vehicle};
+  for (size_t k = 0; k < group.size(); ++k) {
+    for (int e = 0; e < m->neq; ++e) {
+      if (m->eq_type[e] != mjEQ_WELD || m->eq_objtype[e] != mjOBJ_BODY) continue;
+      const int a = m->eq_obj1id[e], b = m->eq_obj2id[e];
+      const int other = a == group[k] ? b : b == group[k] ? a : -1;
+      if (other > 0 && std::find(group.begin(), group.end(), other) == group.end()) group.push_back(other);
+    }
+  }
+  return group;
+}
+
 App* Self(GLFWwindow* window) { return static_cast<App*>(glfwGetWindowUserPointer(window)); }
 
 }  // namespace
@@ -79,6 +95,7 @@ void App::Load() {
     if (vehicle_ <= 0) throw ConfigError("--body: " + sim_->source() + " has no body '" + options_.body + "'");
   }
   if (vehicle_ >= 0) thrusters_ = FindThrusters(m, vehicle_);
+  if (vehicle_ >= 0) group_ = WeldedGroup(m, vehicle_);
   if (vehicle_ >= 0) {
     // PD gains from the vehicle's inertia, added mass included: omega = 1 rad/s
     double heave = m->body_subtreemass[vehicle_], yaw = m->body_inertia[3 * vehicle_ + 2];
@@ -161,7 +178,9 @@ void App::SetCamera(CameraMode mode) {
   camera_mode_ = mode;
   switch (mode) {
     case CameraMode::kFollow:
-      cam_.type = mjCAMERA_TRACKING;
+      // one vehicle: MuJoCo's tracking camera; an assembly: a free camera that Render
+      // points at the assembly's centre of mass every frame, so all of it stays in view
+      cam_.type = group_.size() > 1 ? mjCAMERA_FREE : mjCAMERA_TRACKING;
       cam_.trackbodyid = vehicle_;
       cam_.distance = 1.5 * m->stat.extent;
       cam_.azimuth = 150;
@@ -285,6 +304,14 @@ void App::Render(int width, int height) {
   const mjModel* m = sim_->model();
   mjData* d = sim_->data();
   const mjrRect viewport = {0, 0, width, height};
+  if (camera_mode_ == CameraMode::kFollow && group_.size() > 1) {
+    double mass = 0, center[3] = {0, 0, 0};
+    for (int b : group_) {
+      mass += m->body_mass[b];
+      for (int k = 0; k < 3; ++k) center[k] += m->body_mass[b] * d->xipos[3 * b + k];
+    }
+    for (int k = 0; k < 3; ++k) cam_.lookat[k] = mass > 0 ? center[k] / mass : d->xpos[3 * vehicle_ + k];
+  }
   mjv_updateScene(m, d, &opt_, nullptr, &cam_, mjCAT_ALL, &scn_);
   if (surface_) AddWaterSurface(m, cam_.lookat, &scn_);
   AddOverlays(m, d, *sim_, vehicle_, overlays_, scales_, &scn_);

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <mujoco/mujoco.h>
 
@@ -78,6 +79,7 @@ class App final {
   // the scenario's controls, wrenches and controllers, as `nereid run` applies them
   std::unique_ptr<ScenarioControl> control_;
   int vehicle_ = -1;
+  std::vector<int> group_;  // the vehicle and the bodies welded to it (follow camera framing)
   ThrusterSet thrusters_;  // the vehicle's thrusters (teleoperation allocates to them)
 
   // rendering
