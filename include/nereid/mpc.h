@@ -101,7 +101,8 @@ struct MpcOptions {
   bool gauss_newton = true;
   int max_line_search = 10;       // backtracking steps per SQP iteration
   static constexpr int kMaxHorizon = 200;
-  static constexpr int kMaxSqpIterations = 1000;
+  // 100 QPs bound one plan to a few seconds (1000 made a 0.2 s run take over 20 s)
+  static constexpr int kMaxSqpIterations = 100;
   static constexpr int kMaxLineSearch = 100;
 };
 

@@ -400,6 +400,7 @@ TEST_CASE("MPC scenario errors name the JSON path and value") {
   CHECK(error_of(", \"prediction\": \"exact\"").find("/controller/prediction") != std::string::npos);
   CHECK(error_of(", \"solver\": {\"qp\": \"gurobi\"}").find("/controller/solver/qp") != std::string::npos);
   CHECK(error_of(", \"solver\": {\"max_sqp_iterations\": 0}").find("/controller/solver/max_sqp_iterations") != std::string::npos);
+  CHECK(error_of(", \"solver\": {\"max_sqp_iterations\": 1000}").find("1..100") != std::string::npos);
   CHECK(error_of(", \"control_period\": 0.4999").find("whole number of time steps") != std::string::npos);
   CHECK(error_of(", \"gains\": {}").find("/controller/gains: unknown key") != std::string::npos);
 }
