@@ -394,8 +394,8 @@ TEST_CASE("MPC scenario errors name the JSON path and value") {
     }
     return std::string("no error");
   };
-  CHECK(error_of(", \"horizon\": 0").find("/controller/horizon: expected an integer in 1..200 (got 0)") != std::string::npos);
-  CHECK(error_of(", \"horizon\": 5000").find("1..200") != std::string::npos);
+  CHECK(error_of(", \"horizon\": 0").find("/controller/horizon: expected an integer in 1..100 (got 0)") != std::string::npos);
+  CHECK(error_of(", \"horizon\": 5000").find("1..100") != std::string::npos);
   CHECK(error_of(", \"cost_thrust\": -1").find("/controller/cost_thrust: must be >= 0 (got -1)") != std::string::npos);
   CHECK(error_of(", \"prediction\": \"exact\"").find("/controller/prediction") != std::string::npos);
   CHECK(error_of(", \"solver\": {\"qp\": \"gurobi\"}").find("/controller/solver/qp") != std::string::npos);
