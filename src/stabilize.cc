@@ -78,16 +78,18 @@ Stabilize::Stabilize(const Simulation& sim, const StabilizeSpec& spec, const std
   heave_mass_ = M(2, 2);
   inertia_ = M.bottomRightCorner<3, 3>();
   height_ = spec.depth ? -*spec.depth : sim.data()->xpos[3 * body_ + 2];
-  const Mat3 R = BodyRotation(sim.data(), body_);
+  Measure(BodyRotation(sim.data(), body_));
+}
+
+void Stabilize::Measure(const Mat3& R) {
+  // Z-Y-X Euler angles of the world-from-body rotation (FLU body, z-up world)
   roll_ = std::atan2(R(2, 1), R(2, 2));
   pitch_ = -std::asin(std::clamp(R(2, 0), -1.0, 1.0));
 }
 
 void Stabilize::Update(const mjModel* m, mjData* d) {
   const Mat3 R = BodyRotation(d, body_);
-  // Z-Y-X Euler angles of the world-from-body rotation (FLU body, z-up world)
-  roll_ = std::atan2(R(2, 1), R(2, 2));
-  pitch_ = -std::asin(std::clamp(R(2, 0), -1.0, 1.0));
+  Measure(R);
   const Vec6 nu = BodyVelocity(m, d, body_);  // body frame [v; w]
   const double climb_rate = (R * nu.head<3>()).z();
   const Vec3 a = StabilizeLaw(gains_, height_ - d->xpos[3 * body_ + 2], climb_rate, roll_, pitch_,

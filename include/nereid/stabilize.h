@@ -75,6 +75,7 @@ class Stabilize {
   double pitch() const { return pitch_; }
 
  private:
+  void Measure(const Mat3& R);  // roll_ and pitch_ from the world-from-body rotation
   int body_ = -1;
   double height_ = 0;
   StabilizeGains gains_;

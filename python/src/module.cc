@@ -121,6 +121,15 @@ class Stepper {
   std::mutex mutex_;
 };
 
+std::optional<nereid::ConstraintMethod> ParseConstraints(const std::optional<std::string>& text) {
+  if (!text) return std::nullopt;
+  nereid::ConstraintMethod method;
+  if (!nereid::ParseConstraintMethod(*text, &method)) {
+    throw py::value_error("constraints: expected 'mujoco' or 'uk', got '" + *text + "'");
+  }
+  return method;
+}
+
 nereid::SimulationOptions Options(const std::optional<std::string>& engine,
                                   const std::optional<std::string>& constraints,
                                   const std::optional<std::string>& integrator,
@@ -129,9 +138,7 @@ nereid::SimulationOptions Options(const std::optional<std::string>& engine,
   if (engine && !nereid::ParseEngine(*engine, &options.engine)) {
     throw py::value_error("engine: expected 'nereid' or 'mujoco', got '" + *engine + "'");
   }
-  if (constraints && !nereid::ParseConstraintMethod(*constraints, &options.constraints)) {
-    throw py::value_error("constraints: expected 'mujoco' or 'uk', got '" + *constraints + "'");
-  }
+  options.constraints = ParseConstraints(constraints).value_or(options.constraints);
   if (integrator) {
     nereid::Integrator i;
     if (!nereid::ParseIntegrator(*integrator, &i)) {
@@ -176,15 +183,8 @@ PYBIND11_MODULE(_nereid, m) {
   // mujoco.MjModel._from_model_ptr, which takes ownership; the scenario or None; the
   // resolved settings as a dict)
   m.def("_compile", [](const std::string& input, std::optional<std::string> constraints) {
-    std::optional<nereid::ConstraintMethod> method;
-    if (constraints) {
-      nereid::ConstraintMethod c;
-      if (!nereid::ParseConstraintMethod(*constraints, &c)) {
-        throw py::value_error("constraints: expected 'mujoco' or 'uk', got '" + *constraints + "'");
-      }
-      method = c;
-    }
-    nereid::ResolvedInput in = nereid::ResolveInput(input, std::nullopt, std::nullopt, std::nullopt, method);
+    nereid::ResolvedInput in =
+        nereid::ResolveInput(input, std::nullopt, std::nullopt, std::nullopt, ParseConstraints(constraints));
     mjModel* model = nereid::Simulation::CompileFile(in.model, in.options);
     py::dict settings;
     settings["model"] = in.model;
