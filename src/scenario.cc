@@ -122,6 +122,35 @@ std::vector<StabilizeSpec> ReadStabilize(const Reader& r, const json& list, cons
   return specs;
 }
 
+// "scene": {"wall": {...}, "seabed_depth"} (docs/scenarios.md): scenery drawn by nereid-view
+Scenario::Scene ReadScene(const Reader& r, const json& j, const std::string& path) {
+  r.Keys(j, path, {"wall", "seabed_depth"});
+  Scenario::Scene scene;
+  if (j.contains("seabed_depth")) scene.seabed_depth = Length(r, j["seabed_depth"], path + "/seabed_depth");
+  if (j.contains("wall")) {
+    const json& w = j["wall"];
+    const std::string wp = path + "/wall";
+    r.Keys(w, wp, {"face_x", "y", "bottom", "top", "thickness"});
+    Scenario::Scene::Wall wall;
+    wall.face_x = Coordinate(r, r.Required(w, wp, "face_x"), wp + "/face_x");
+    if (w.contains("y")) {
+      const std::vector<double> y = r.Numbers(w["y"], wp + "/y", 2);
+      for (int k = 0; k < 2; ++k) Coordinate(r, w["y"][k], wp + "/y/" + std::to_string(k));
+      if (!(y[0] < y[1])) r.Fail(wp + "/y", "expected [y_min, y_max] with y_min < y_max", &w["y"]);
+      wall.y_min = y[0];
+      wall.y_max = y[1];
+    }
+    if (w.contains("top")) wall.top = Coordinate(r, w["top"], wp + "/top");
+    if (w.contains("bottom")) {
+      wall.bottom = Coordinate(r, w["bottom"], wp + "/bottom");
+      if (!(*wall.bottom < wall.top)) r.Fail(wp + "/bottom", "must be below the wall's top", &w["bottom"]);
+    }
+    if (w.contains("thickness")) wall.thickness = Length(r, w["thickness"], wp + "/thickness");
+    scene.wall = wall;
+  }
+  return scene;
+}
+
 Path ReadPath(const Reader& r, const json& pj, const std::string& pp) {
   Path path;
   r.Keys(pj, pp, {"zigzag", "points"});
@@ -322,7 +351,7 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
   const json root = detail::ParseJson(text, source);
   r.Keys(root, "", {"model", "duration", "dt", "integrator", "engine", "keyframe",
                     "initial_state", "current", "controls", "wrenches", "controller",
-                    "stabilize", "constraints", "description",
+                    "stabilize", "constraints", "scene", "description",
                     // nereid crosscheck's own keys (docs/crosscheck.md): such a file runs here too
                     "peak", "reference", "record_every", "methods", "weld", "uk"});
   Scenario s;
@@ -440,6 +469,7 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
     s.controller = ReadController(r, root["controller"], "/controller");
   }
 
+  if (root.contains("scene")) s.scene = ReadScene(r, root["scene"], "/scene");
   if (root.contains("stabilize")) s.stabilize = ReadStabilize(r, root["stabilize"], "/stabilize");
 
   if (root.contains("wrenches")) {

@@ -64,7 +64,7 @@ App* Self(GLFWwindow* window) { return static_cast<App*>(glfwGetWindowUserPointe
 
 App::App(const ViewerOptions& options)
     : options_(options), overlays_(options.overlays), underwater_(options.underwater),
-      surface_(options.surface), hud_(options.hud), plots_on_(options.hud), speed_(options.speed) {
+      scenery_on_(options.scenery), hud_(options.hud), plots_on_(options.hud), speed_(options.speed) {
   limits_ = {options.max_force, options.max_moment};
   Load();
   OpenWindow();
@@ -110,6 +110,7 @@ void App::Load() {
   }
   SetWaterFog(sim_->mutable_model());
   scales_ = ArrowScales::ForModel(m);
+  scenery_ = Scenery::For(m, scenario_ ? &*scenario_ : nullptr);
   Reset();
 }
 
@@ -183,7 +184,7 @@ void App::SetCamera(CameraMode mode) {
       cam_.type = group_.size() > 1 ? mjCAMERA_FREE : mjCAMERA_TRACKING;
       cam_.trackbodyid = vehicle_;
       cam_.distance = 1.5 * m->stat.extent;
-      cam_.azimuth = 150;
+      cam_.azimuth = scenery_.CameraAzimuth(150);
       cam_.elevation = -15;
       break;
     case CameraMode::kFree:
@@ -313,8 +314,12 @@ void App::Render(int width, int height) {
     for (int k = 0; k < 3; ++k) cam_.lookat[k] = mass > 0 ? center[k] / mass : d->xpos[3 * vehicle_ + k];
   }
   mjv_updateScene(m, d, &opt_, nullptr, &cam_, mjCAT_ALL, &scn_);
-  if (surface_) AddWaterSurface(m, cam_.lookat, &scn_);
+  if (scenery_on_) AddScenery(m, scenery_, cam_.lookat, &scn_);
   AddOverlays(m, d, *sim_, vehicle_, overlays_, scales_, &scn_);
+  if (overlays_[static_cast<size_t>(Overlay::kDepth)] && vehicle_ >= 0) {
+    const Vec3 at(d->xpos[3 * vehicle_], d->xpos[3 * vehicle_ + 1], d->xpos[3 * vehicle_ + 2]);
+    AddDepthGauge(m, scenery_, at, Info(Overlay::kDepth).rgba.data(), &scn_);
+  }
   if (overlays_[static_cast<size_t>(Overlay::kPath)]) {
     static const std::vector<Vec3> kNoPath;
     const PathController* follower = control_ ? control_->follower() : nullptr;
@@ -380,7 +385,9 @@ void App::DrawHud(const mjrRect& viewport) {
     mjr_overlay(mjFONT_NORMAL, mjGRID_BOTTOMLEFT, viewport, message_.c_str(), nullptr, &con_);
   }
   if (plots_on_ && vehicle_ >= 0) {
-    const int w = viewport.width / 4, h = viewport.height / 4;
+    // a figure needs about 160 px for its title, axis labels and three readable y ticks
+    const int w = std::min(viewport.width / 2, std::max(viewport.width / 4, 220));
+    const int h = std::min(viewport.height / 2, std::max(viewport.height / 4, 160));
     mjr_figure({viewport.width - w, h, w, h}, plots_.depth(), &con_);
     mjr_figure({viewport.width - w, 0, w, h}, plots_.speed(), &con_);
   }
@@ -471,7 +478,7 @@ void App::OnKey(int key) {
     case Action::kHud: hud_ = !hud_; break;
     case Action::kPlots: plots_on_ = !plots_on_; break;
     case Action::kUnderwater: underwater_ = !underwater_; break;
-    case Action::kSurface: surface_ = !surface_; break;
+    case Action::kScenery: scenery_on_ = !scenery_on_; break;
     case Action::kArrowsShorter: scales_ = scales_.Times(0.5); break;
     case Action::kArrowsLonger: scales_ = scales_.Times(2); break;
     case Action::kDepthHold:

@@ -24,6 +24,7 @@
 #include "nereid/simulation.h"
 #include "options.h"
 #include "overlays.h"
+#include "scenery.h"
 #include "teleop.h"
 
 struct GLFWwindow;
@@ -92,7 +93,8 @@ class App final {
   int fixed_camera_ = 0;
   OverlaySet overlays_;
   ArrowScales scales_;
-  bool underwater_ = true, surface_ = true, hud_ = true, plots_on_ = true, help_ = false;
+  Scenery scenery_;  // the water surface, the scenario's wall, the seabed
+  bool underwater_ = true, scenery_on_ = true, hud_ = true, plots_on_ = true, help_ = false;
   Plots plots_;
   std::string message_;  // shown until the next key press (errors, file names)
 

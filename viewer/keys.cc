@@ -24,7 +24,7 @@ constexpr std::array<KeyBinding, 18> kBindings = {{
     {GLFW_KEY_TAB, Action::kHud, "Tab", "HUD"},
     {GLFW_KEY_G, Action::kPlots, "G", "plots"},
     {GLFW_KEY_U, Action::kUnderwater, "U", "underwater look"},
-    {GLFW_KEY_0, Action::kSurface, "0", "water surface"},
+    {GLFW_KEY_0, Action::kScenery, "0", "scenery: water surface, wall, seabed grid"},
     {GLFW_KEY_MINUS, Action::kArrowsShorter, "-", "shorter arrows"},
     {GLFW_KEY_EQUAL, Action::kArrowsLonger, "=", "longer arrows"},
     {GLFW_KEY_Z, Action::kDepthHold, "Z", "depth hold"},

@@ -26,7 +26,7 @@ enum class Action {
   kHud,
   kPlots,
   kUnderwater,
-  kSurface,
+  kScenery,
   kArrowsShorter,
   kArrowsLonger,
   kDepthHold,

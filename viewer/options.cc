@@ -38,7 +38,7 @@ void AddOverlays(const std::string& list, bool first, OverlaySet* set) {
 OverlaySet ViewerOptions::DefaultOverlays() {
   OverlaySet set;
   for (Overlay o : {Overlay::kThrust, Overlay::kDamping, Overlay::kWeight, Overlay::kBuoyancy,
-                    Overlay::kCurrent, Overlay::kPath}) {
+                    Overlay::kCurrent, Overlay::kPath, Overlay::kDepth}) {
     set.set(static_cast<size_t>(o));
   }
   return set;
@@ -74,8 +74,8 @@ ViewerOptions ParseOptions(const std::vector<std::string>& args) {
       overlay_given = true;
     } else if (a == "--no-underwater") {
       options.underwater = false;
-    } else if (a == "--no-surface") {
-      options.surface = false;
+    } else if (a == "--no-scenery") {
+      options.scenery = false;
     } else if (a == "--no-hud") {
       options.hud = false;
     } else if (a == "--max-force") {

@@ -23,7 +23,7 @@ inline constexpr char kUsage[] =
     "                        all, none\n"
     "  --no-underwater       no fog or water backdrop\n"
     "  --constraints M       mujoco or uk: who enforces the model's uk: welds (as nereid run)\n"
-    "  --no-surface          no water surface\n"
+    "  --no-scenery          no water surface, wall or seabed grid\n"
     "  --no-hud              no text and plots over the scene (H toggles them)\n"
     "  --max-force N         teleoperation force at full deflection (default 40)\n"
     "  --max-moment NM       teleoperation moment at full deflection (default 10)\n"
@@ -43,7 +43,7 @@ struct ViewerOptions {
   double speed = 1;
   OverlaySet overlays = DefaultOverlays();
   bool underwater = true;
-  bool surface = true;
+  bool scenery = true;  // the water surface, a scenario's wall, the seabed grid
   bool hud = true;
   double max_force = 40, max_moment = 10;
   int width = 1280, height = 720;

@@ -24,6 +24,7 @@ constexpr std::array<OverlayInfo, kOverlayCount> kTable = {{
     {Overlay::kTether, "tether", GLFW_KEY_7, {1, 1, 1, 1}, "tether pull on the vehicle"},
     {Overlay::kConstraint, "constraint", GLFW_KEY_8, {1, 0.5f, 0, 1}, "equality constraint forces"},
     {Overlay::kPath, "path", GLFW_KEY_9, {0.5f, 0, 1, 1}, "reference path and the vehicle's trail"},
+    {Overlay::kDepth, "depth", GLFW_KEY_B, {0, 0, 0, 1}, "depth gauge (whole metres)"},
 }};
 
 // Adds one emissive arrow from `from` along `vector` (already scaled to metres); false
@@ -227,19 +228,6 @@ void AddPath(const std::vector<Vec3>& path, const std::deque<Vec3>& trail, mjvSc
   for (size_t i = 1; i < trail.size(); ++i) {
     if (!line(trail[i - 1], trail[i], 2)) return;
   }
-}
-
-void AddWaterSurface(const mjModel* m, const double center[3], mjvScene* scn) {
-  if (scn->ngeom >= scn->maxgeom) return;
-  const double half = 50 * (m->stat.extent > 0 ? m->stat.extent : 1);
-  const mjtNum size[3] = {half, half, 0.001};
-  const mjtNum pos[3] = {center[0], center[1], 0};
-  const float rgba[4] = {0.55f, 0.80f, 0.95f, 0.35f};
-  mjvGeom* g = scn->geoms + scn->ngeom++;
-  // a thin box rather than a plane: visible from above and from below
-  mjv_initGeom(g, mjGEOM_BOX, size, pos, nullptr, rgba);
-  g->emission = 0.5f;  // bright from below, as the sky through the surface
-  g->specular = 0.6f;
 }
 
 void SetWaterFog(mjModel* m) {

@@ -28,6 +28,7 @@ enum class Overlay {
   kTether,      // hook: the engine has no tether yet, nothing is drawn
   kConstraint,  // MuJoCo connect/weld equality forces (d->efc_force); UK constraints: hook
   kPath,        // the scenario controller's reference path, and the vehicle's trail
+  kDepth,       // depth gauge beside the vehicle (scenery.h)
   kCount,
 };
 inline constexpr int kOverlayCount = static_cast<int>(Overlay::kCount);
@@ -42,7 +43,8 @@ struct OverlayInfo {
 };
 
 // The overlay table, in enum order. Colours use only 0 and 1 channels (and are drawn
-// emissive), so lighting saturates rather than shifts them.
+// emissive), so lighting saturates rather than shifts them; the constraint and path
+// overlays use a 0.5 channel (only eight 0/1 colours exist); the depth gauge is black.
 const std::array<OverlayInfo, kOverlayCount>& Overlays();
 const OverlayInfo& Info(Overlay overlay);
 // The overlay called `name`, or false.
@@ -70,9 +72,6 @@ void AddOverlays(const mjModel* m, const mjData* d, Simulation& sim, int vehicle
 // and the vehicle's `trail` (its recent positions) as a thinner one. Lines are `width`
 // pixels wide.
 void AddPath(const std::vector<Vec3>& path, const std::deque<Vec3>& trail, mjvScene* scn);
-
-// Appends the water surface (a translucent sheet at z = 0) around `center`.
-void AddWaterSurface(const mjModel* m, const double center[3], mjvScene* scn);
 
 // The underwater look: fog in the water's colour (mjModel->vis.rgba.fog, vis.map.fogstart
 // and fogend, mjRND_FOG) and, while the camera is below the surface, a water-coloured

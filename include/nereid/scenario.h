@@ -56,6 +56,20 @@ struct Scenario {
     double pose_rate = 0;         // Hz the pose is sampled at; 0: every step (PID default)
     bool stop_when_done = true;   // end the run when the last point is reached
   };
+  // Scenery for nereid-view (docs/scenarios.md "scene"): drawn only, never simulated (no
+  // contact, no physics; `nereid run` checks the keys and ignores them).
+  struct Scene {
+    struct Wall {           // a vertical wall whose face is the plane x = face_x; water in x < face_x
+      double face_x = 0;    // m
+      double y_min = -10, y_max = 10;  // m, its extent along the face
+      std::optional<double> bottom;    // z of its foot, m; default: the seabed
+      double top = 1;       // z of its crest, m (a quay wall stands above the water)
+      double thickness = 1; // m, behind the face
+    };
+    std::optional<Wall> wall;
+    std::optional<double> seabed_depth;  // m, > 0; default: the model's floor plane, if any
+  };
+
   // Builds "type": "mpc" controllers; set by EnableMpc() (libnereid_mpc, include/nereid/mpc.h).
   using MpcFactory = std::unique_ptr<PathController> (*)(const Simulation& sim, int body,
                                                          const Controller& controller);
@@ -76,6 +90,7 @@ struct Scenario {
   std::optional<VmsControllerSpec> vms_controller;  // {"type": "vms"} (docs/vms.md)
   std::vector<StabilizeSpec> stabilize;  // depth and attitude hold per vehicle (at most 64)
   std::optional<ConstraintMethod> constraints;  // who enforces "uk:" welds (default MuJoCo)
+  Scene scene;                                  // nereid-view's scenery (drawn only)
 
   // Parses a scenario file / text. Throws ConfigError "<file>: <json path>: <rule> (got ...)".
   static Scenario FromFile(const std::string& path);

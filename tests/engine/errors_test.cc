@@ -269,6 +269,17 @@ TEST_CASE("scenario: malformed JSON and bad values name the file, the JSON path 
         "case.json: /current/time_profile/1/0: knots must be strictly increasing (got 0)");
   CHECK(parse(R"({"model": "m.xml", "controls": [{"actuator": "t1"}]})") ==
         "case.json: /controls/0/value: missing required key");
+  // the scene (drawn by nereid-view only)
+  CHECK(parse(R"({"model": "m.xml", "scene": {"wall": {}}})") == "case.json: /scene/wall/face_x: missing required key");
+  CHECK(parse(R"({"model": "m.xml", "scene": {"wall": {"face_x": 1, "y": [3, 2]}}})") ==
+        "case.json: /scene/wall/y: expected [y_min, y_max] with y_min < y_max (got [3,2])");
+  CHECK(parse(R"({"model": "m.xml", "scene": {"wall": {"face_x": 1, "top": 0, "bottom": 1}}})") ==
+        "case.json: /scene/wall/bottom: must be below the wall's top (got 1)");
+  CHECK(parse(R"({"model": "m.xml", "scene": {"wall": {"face_x": 1e9}}})") ==
+        "case.json: /scene/wall/face_x: must be within +-1e5 m (got 1000000000.0)");
+  CHECK(parse(R"({"model": "m.xml", "scene": {"seabed_depth": -2}})") ==
+        "case.json: /scene/seabed_depth: must be > 0 (got -2)");
+  CHECK(parse(R"({"model": "m.xml", "scene": {"floor": 2}})").find("case.json: /scene/floor: unknown key") == 0);
 }
 
 TEST_CASE("scenario: names that do not exist in the model") {

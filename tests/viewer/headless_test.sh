@@ -60,10 +60,27 @@ assert moved >= float(sys.argv[4]), f"{body} moved only {moved} m"
 print(f"{body}: the viewer's state at t = {state_time(run)} s is nereid run's; it moved {moved:.3f} m")
 PY
 }
-check "quay wall (cascaded PID on its path): exit 0" view quay "$src/scenarios/raybot_quay_wall.json" --frames 120 --overlay none
+check "quay wall (cascaded PID on its path): exit 0" view quay "$src/scenarios/raybot_quay_wall.json" --frames 120 --overlay none --no-hud
 check "quay wall: the viewer's state is nereid run's, bit for bit" same_as_run quay "$src/scenarios/raybot_quay_wall.json" 2 0.05
-check "quay wall with its path: exit 0" view quay_path "$src/scenarios/raybot_quay_wall.json" --frames 120 --overlay path
+check "quay wall with its path: exit 0" view quay_path "$src/scenarios/raybot_quay_wall.json" --frames 120 --overlay path --no-hud
 inspect "$out/quay_path.json" --baseline "$out/quay.png" --expect path --vehicle-fraction 0.2
+# the scene explains itself: the quay wall (scenario "scene", drawn only: the state is the
+# same without it) and the depth gauge (the quay runs have no HUD, which would shade the path)
+check "quay wall without scenery: exit 0" view quay_bare "$src/scenarios/raybot_quay_wall.json" --frames 120 --overlay none --no-hud --no-scenery
+differs() {  # differs A B MIN_PERCENT: the runs' states are equal, their images differ in MIN_PERCENT of the pixels
+  python3 - "$out/$1" "$out/$2" "$3" <<'PY'
+import json, sys, matplotlib.image as im, numpy as np
+a, b = (json.load(open(f + ".json")) for f in sys.argv[1:3])
+assert a["final_state"] == b["final_state"], "the scenery changed the state"
+x, y = (im.imread(f + ".png")[..., :3] for f in sys.argv[1:3])
+share = 100 * (np.abs(x - y).max(axis=2) > 8 / 255).mean()
+print(f"{share:.1f} % of the pixels differ")
+sys.exit(0 if share >= float(sys.argv[3]) else 1)
+PY
+}
+check "quay wall: the wall fills the background, the state is the same without it" differs quay quay_bare 25
+check "quay wall with the depth gauge: exit 0" view quay_depth "$src/scenarios/raybot_quay_wall.json" --frames 120 --overlay depth --no-hud
+inspect "$out/quay_depth.json" --baseline "$out/quay.png" --expect depth --vehicle-fraction 0.2
 check "tethered station keeping: exit 0" view tether "$src/scenarios/heavy_tether_station.json" --frames 120 --overlay none
 check "tethered station keeping: the viewer's state is nereid run's" same_as_run tether "$src/scenarios/heavy_tether_station.json" 2 0
 check "seed 000 pair with autopilots: exit 0" view pair "$src/scenarios/seed000/pair_rotational.json" --frames 300 --overlay none

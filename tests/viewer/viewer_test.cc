@@ -16,6 +16,7 @@
 #include "nereid/simulation.h"
 #include "options.h"
 #include "overlays.h"
+#include "scenery.h"
 #include "teleop.h"
 
 namespace nereid::viewer {
@@ -133,7 +134,7 @@ TEST_SUITE("viewer_control") {
 }
 
 TEST_SUITE("viewer_overlays") {
-  TEST_CASE("overlay names, keys and colours are distinct; colours are pure 0/1 channels") {
+  TEST_CASE("overlay names, keys and colours are distinct") {
     std::set<std::string_view> names;
     std::set<std::array<float, 4>> colours;
     for (int i = 0; i < kOverlayCount; ++i) {
@@ -206,6 +207,67 @@ TEST_SUITE("viewer_overlays") {
     scn.ngeom = scn.maxgeom;
     AddOverlays(m, sim->data(), *sim, 1, set, scales, &scn);
     CHECK(scn.ngeom == scn.maxgeom);
+    mjv_freeScene(&scn);
+  }
+
+  TEST_CASE("scenery: the model's floor, a scenario's wall and seabed, the depth gauge") {
+    auto sim = Simulation::LoadFile(kHeavy);
+    const mjModel* m = sim->model();
+    REQUIRE(ModelFloor(m).has_value());
+    CHECK(*ModelFloor(m) == -20);  // bluerov2_heavy.xml's floor plane
+    auto bare = Simulation::LoadString("<mujoco><worldbody><body><freejoint/><geom size='0.1'/></body></worldbody></mujoco>");
+    CHECK_FALSE(ModelFloor(bare->model()).has_value());
+
+    const Scenario plain = Scenario::FromString(R"({"model": "x.xml"})", "s.json", "");
+    Scenery s = Scenery::For(m, &plain);
+    CHECK_FALSE(s.wall.has_value());
+    CHECK(*s.seabed_z == -20);
+    CHECK(s.CameraAzimuth(150) == 150);
+    CHECK(s.WallBottom() == -20);
+    const Scenario quay = Scenario::FromString(
+        R"({"model": "x.xml", "scene": {"wall": {"face_x": 0.5, "y": [-4, 8]}, "seabed_depth": 12}})", "s.json", "");
+    s = Scenery::For(m, &quay);
+    REQUIRE(s.wall.has_value());
+    CHECK(s.wall->face_x == 0.5);
+    CHECK(*s.seabed_z == -12);
+    CHECK(s.WallBottom() == -12);
+    CHECK(s.CameraAzimuth(150) == 30);
+
+    mjvScene scn;
+    mjv_defaultScene(&scn);
+    mjv_makeScene(m, &scn, 200);
+    const double center[3] = {0.4, -0.3, -2};
+    AddScenery(m, s, center, &scn);
+    // the surface, the wall, 21 + 21 grid lines
+    REQUIRE(scn.ngeom == 2 + 42);
+    const mjvGeom& wall = scn.geoms[1];
+    CHECK(wall.type == mjGEOM_BOX);
+    CHECK(wall.pos[0] - wall.size[0] == doctest::Approx(0.5));  // its face
+    CHECK(wall.pos[1] == doctest::Approx(2));
+    CHECK(wall.pos[2] + wall.size[2] == doctest::Approx(1));    // the crest, 1 m above the water
+    CHECK(wall.pos[2] - wall.size[2] == doctest::Approx(-12));  // the foot, on the seabed
+    for (int i = 2; i < scn.ngeom; ++i) CHECK(scn.geoms[i].pos[2] == doctest::Approx(-12 + 0.01));
+
+    // the gauge: ticks at whole metres within 5 m of the vehicle's depth (1..7 at 2.3 m),
+    // labelled, the pole in front of the wall, and the vehicle's own depth
+    scn.ngeom = 0;
+    const int before = scn.ngeom;
+    // a camera looking at the wall, 30 deg off its normal: its right points into the wall
+    const float forward[3] = {0.866f, 0.5f, 0}, up[3] = {0, 0, 1};
+    std::copy(forward, forward + 3, scn.camera[0].forward);
+    std::copy(up, up + 3, scn.camera[0].up);
+    const float black[4] = {0, 0, 0, 1};
+    AddDepthGauge(m, s, {0.3, 0, -2.3}, black, &scn);
+    REQUIRE(scn.ngeom - before == 1 + 7 + 1);
+    CHECK(std::string(scn.geoms[before + 1].label) == "1 m");
+    CHECK(std::string(scn.geoms[before + 7].label) == "7 m");
+    CHECK(scn.geoms[before + 7].pos[2] == doctest::Approx(-7));
+    CHECK(std::string(scn.geoms[before + 8].label) == "2.30 m");
+    for (int i = before; i < scn.ngeom; ++i) CHECK(scn.geoms[i].pos[0] < 0.5);
+    // a diverged vehicle: nothing
+    scn.ngeom = before;
+    AddDepthGauge(m, s, {0, 0, std::nan("")}, black, &scn);
+    CHECK(scn.ngeom == before);
     mjv_freeScene(&scn);
   }
 
