@@ -42,11 +42,25 @@ bool LastPluginWrench(const mjModel* m, const mjData* d, int instance, PluginWre
   return false;
 }
 
-bool AddedMassInMassMatrix(const mjModel* m, const mjData* d, int instance) {
-  if (instance < 0 || instance >= m->nplugin || !d->plugin_data[instance]) return false;
+namespace {
+
+const Hydrodynamics* HydrodynamicsObject(const mjModel* m, const mjData* d, int instance) {
+  if (instance < 0 || instance >= m->nplugin || !d->plugin_data[instance]) return nullptr;
   const mjpPlugin* plugin = mjp_getPluginAtSlot(m->plugin[instance]);
-  if (!plugin || !plugin->name || std::strcmp(plugin->name, kHydrodynamicsPlugin) != 0) return false;
-  return PluginObject<Hydrodynamics>(d, instance)->added_mass_in_mass_matrix();
+  if (!plugin || !plugin->name || std::strcmp(plugin->name, kHydrodynamicsPlugin) != 0) return nullptr;
+  return PluginObject<Hydrodynamics>(d, instance);
+}
+
+}  // namespace
+
+bool AddedMassInMassMatrix(const mjModel* m, const mjData* d, int instance) {
+  const Hydrodynamics* h = HydrodynamicsObject(m, d, instance);
+  return h && h->added_mass_in_mass_matrix();
+}
+
+const HydrodynamicsConfig* HydrodynamicsInUse(const mjModel* m, const mjData* d, int instance) {
+  const Hydrodynamics* h = HydrodynamicsObject(m, d, instance);
+  return h ? &h->config() : nullptr;
 }
 
 }  // namespace nereid

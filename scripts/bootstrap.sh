@@ -16,6 +16,7 @@ if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
 
 # 1. Debian packages
 apt_pkgs=(build-essential pkg-config libeigen3-dev nlohmann-json3-dev doctest-dev libglfw3-dev
+  libcli11-dev  # the command line of nereid and nereid-view (src/cli/arguments.h)
   zlib1g-dev xvfb xauth libgl1-mesa-dri  # nereid-view (PNG, headless test)
   libosmesa6  # mujoco.Renderer headless (MUJOCO_GL=osmesa) in the Python tests
   ffmpeg)  # nereid-view --record: MP4 (tests/viewer/headless_test.sh)

@@ -13,9 +13,7 @@
 namespace nereid {
 
 Matrix6X ThrusterSet::B_frd() const {
-  Vec6 t;
-  t << 1, -1, -1, 1, -1, -1;
-  return t.asDiagonal() * B;
+  return FrameSigns6(BodyFrame::kFRD).asDiagonal() * B;
 }
 
 void ThrusterSet::SetCommands(const mjModel*, mjData* d, const Eigen::VectorXd& thrust) const {

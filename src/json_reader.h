@@ -117,6 +117,11 @@ class JsonReader {
     return x;
   }
 
+  bool Bool(const json& value, const std::string& path) const {
+    if (!value.is_boolean()) Fail(path, "expected true or false", &value);
+    return value.get<bool>();
+  }
+
   std::string String(const json& value, const std::string& path) const {
     if (!value.is_string()) Fail(path, "expected a string", &value);
     return value.get<std::string>();

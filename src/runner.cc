@@ -127,6 +127,11 @@ ResolvedInput ResolveInput(const std::string& input, std::optional<Engine> engin
   if (EndsWith(input, ".json")) {
     r.scenario = Scenario::FromFile(input);
     r.model = r.scenario->model;
+    if (r.scenario->crosscheck && !r.scenario->crosscheck->solver_key.empty()) {
+      throw ConfigError(input + ": " + r.scenario->crosscheck->solver_key +
+                        ": a solver setting of nereid crosscheck; nereid run and nereid-view use the "
+                        "model's own welds and Nereid's UK defaults (run this file with nereid crosscheck)");
+    }
   } else if (!EndsWith(input, ".xml") && !EndsWith(input, ".mjcf")) {
     throw ConfigError(Excerpt(input) + ": expected an MJCF model (.xml) or a scenario (.json)");
   }

@@ -21,12 +21,16 @@ using nlohmann::json;
 
 using Reader = detail::JsonReader;
 
+// the grammar of nereid/current.h (CurrentField::kKeys), as the nereid.current plugin reads it
 CurrentField ReadCurrent(const Reader& r, const json& j, const std::string& path) {
-  r.Keys(j, path, {"velocity", "time_profile", "depth_profile"});
+  using Kind = CurrentField::Kind;
+  const auto& keys = CurrentField::kKeys;
+  r.Keys(j, path, {keys[0], keys[1], keys[2]});
   if (j.size() != 1) r.Fail(path, "give exactly one of velocity, time_profile, depth_profile", &j);
-  if (j.contains("velocity")) return CurrentField::Constant(r.Vector3(j["velocity"], path + "/velocity"));
-  const bool time = j.contains("time_profile");
-  const std::string key = time ? "time_profile" : "depth_profile";
+  const char* velocity = CurrentField::Key(Kind::kConstant);
+  if (j.contains(velocity)) return CurrentField::Constant(r.Vector3(j[velocity], path + "/" + velocity));
+  const bool time = j.contains(CurrentField::Key(Kind::kTime));
+  const std::string key = CurrentField::Key(time ? Kind::kTime : Kind::kDepth);
   const std::string p = path + "/" + key;
   const json& rows = j[key];
   if (!rows.is_array() || rows.empty()) {
@@ -36,12 +40,12 @@ CurrentField ReadCurrent(const Reader& r, const json& j, const std::string& path
   std::vector<Vec3> values;
   for (size_t i = 0; i < rows.size(); ++i) {
     std::vector<double> row = r.Numbers(rows[i], p + "/" + std::to_string(i), 4);
-    if (!knots.empty() && !(row[0] > knots.back())) {
-      r.Fail(p + "/" + std::to_string(i) + "/0", "knots must be strictly increasing", &rows[i][0]);
-    }
-    if (!time && row[0] < 0) r.Fail(p + "/" + std::to_string(i) + "/0", "depth must be >= 0", &rows[i][0]);
     knots.push_back(row[0]);
     values.emplace_back(row[1], row[2], row[3]);
+  }
+  std::string rule;
+  if (const long bad = CurrentField::BadKnot(time ? Kind::kTime : Kind::kDepth, knots, &rule); bad >= 0) {
+    r.Fail(p + "/" + std::to_string(bad) + "/0", rule, &rows[static_cast<size_t>(bad)][0]);
   }
   return time ? CurrentField::TimeProfile(knots, values, p) : CurrentField::DepthProfile(knots, values, p);
 }
@@ -149,6 +153,66 @@ Scenario::Scene ReadScene(const Reader& r, const json& j, const std::string& pat
     scene.wall = wall;
   }
   return scene;
+}
+
+// nereid crosscheck's keys of a scenario (docs/crosscheck.md)
+Scenario::Crosscheck ReadCrosscheck(const Reader& r, const json& root) {
+  using Method = Scenario::Crosscheck::Method;
+  Scenario::Crosscheck c;
+  if (root.contains("weld")) {
+    const json& w = root["weld"];
+    r.Keys(w, "/weld", {"solref", "solimp"});
+    c.solver_key = "/weld";
+    if (w.contains("solref")) {
+      const std::vector<double> x = r.Numbers(w["solref"], "/weld/solref", 2);
+      std::copy(x.begin(), x.end(), c.solref.begin());
+    }
+    if (w.contains("solimp")) {
+      const std::vector<double> x = r.Numbers(w["solimp"], "/weld/solimp", 5);
+      std::copy(x.begin(), x.end(), c.solimp.begin());
+    }
+  }
+  if (root.contains("uk")) {
+    const json& u = root["uk"];
+    r.Keys(u, "/uk", {"baumgarte_omega", "baumgarte_zeta", "project", "dense"});
+    if (c.solver_key.empty()) c.solver_key = "/uk";
+    c.uk.baumgarte_omega = r.Number(u, "/uk", "baumgarte_omega", c.uk.baumgarte_omega);
+    c.uk.baumgarte_zeta = r.Number(u, "/uk", "baumgarte_zeta", c.uk.baumgarte_zeta);
+    if (u.contains("project")) c.uk.project = r.Bool(u["project"], "/uk/project");
+    if (u.contains("dense")) c.uk.dense = r.Bool(u["dense"], "/uk/dense");
+  }
+  if (root.contains("peak")) {
+    const json& pk = root["peak"];
+    r.Keys(pk, "/peak", {"body", "axis"});
+    if (pk.contains("body")) c.peak_body = r.String(pk["body"], "/peak/body");
+    const std::string axis = pk.contains("axis") ? r.String(pk["axis"], "/peak/axis") : "x";
+    if (axis != "x" && axis != "y" && axis != "z") r.Fail("/peak/axis", "expected \"x\", \"y\" or \"z\"", &pk["axis"]);
+    c.peak_axis = axis[0] - 'x';
+  }
+  if (root.contains("reference")) c.reference = root["reference"].dump();
+  if (root.contains("record_every")) c.record_every = ReadInt(r, root["record_every"], "/record_every", 1, 1000000000);
+  if (root.contains("methods")) {
+    const json& list = root["methods"];
+    if (!list.is_array() || list.empty()) r.Fail("/methods", "expected a non-empty array of \"uk\", \"weld\", \"merged\"", &list);
+    c.methods.clear();
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string p = "/methods/" + std::to_string(i);
+      const std::string name = r.String(list[i], p);
+      Method method;
+      if (name == "uk") {
+        method = Method::kUK;
+      } else if (name == "weld") {
+        method = Method::kWeld;
+      } else if (name == "merged") {
+        method = Method::kMerged;
+      } else {
+        r.Fail(p, "expected \"uk\", \"weld\" or \"merged\"", &list[i]);
+      }
+      if (std::find(c.methods.begin(), c.methods.end(), method) != c.methods.end()) r.Fail(p, "given twice", &list[i]);
+      c.methods.push_back(method);
+    }
+  }
+  return c;
 }
 
 Path ReadPath(const Reader& r, const json& pj, const std::string& pp) {
@@ -336,6 +400,15 @@ Scenario::MpcFactory& MpcFactorySlot() {
 
 }  // namespace
 
+const char* Scenario::Crosscheck::Name(Method method) {
+  switch (method) {
+    case Method::kUK: return "uk";
+    case Method::kWeld: return "weld";
+    case Method::kMerged: return "merged";
+  }
+  return "?";
+}
+
 Scenario Scenario::FromFile(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw ConfigError(Excerpt(path) + ": cannot open the scenario file");
@@ -356,17 +429,11 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
                     "peak", "reference", "record_every", "methods", "weld", "uk"});
   Scenario s;
   s.source = source;
-  // a cross-check scenario: its wrenches are in the body frame unless they say otherwise,
-  // and its reporting keys are nereid crosscheck's (ignored here); its solver settings are
-  // not Nereid's model, so they are refused rather than ignored
+  // a cross-check scenario (nereid crosscheck's keys): its wrenches default to the body
+  // frame and the centre of mass
   bool crosscheck = false;
-  for (const char* key : {"peak", "reference", "record_every", "methods"}) crosscheck |= root.contains(key);
-  for (const char* key : {"weld", "uk"}) {
-    if (root.contains(key)) {
-      r.Fail(std::string("/") + key, "a solver setting of nereid crosscheck; nereid run and nereid-view "
-             "use the model's own welds and Nereid's UK defaults (run this file with nereid crosscheck)");
-    }
-  }
+  for (const char* key : {"peak", "reference", "record_every", "methods", "weld", "uk"}) crosscheck |= root.contains(key);
+  if (crosscheck) s.crosscheck = ReadCrosscheck(r, root);
   if (!root.contains("model")) r.Fail("/model", "missing required key (path of an MJCF file)");
   const std::string model_text = r.String(root["model"], "/model");
   if (model_text.size() > 1024) {
@@ -477,11 +544,17 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
     if (!list.is_array()) r.Fail("/wrenches", "expected an array", &list);
     for (size_t i = 0; i < list.size(); ++i) {
       const std::string p = "/wrenches/" + std::to_string(i);
-      r.Keys(list[i], p, {"body", "start", "end", "force", "torque", "frame"});
+      r.Keys(list[i], p, {"body", "start", "end", "force", "torque", "frame", "at"});
       if (!list[i].contains("body")) r.Fail(p + "/body", "missing required key");
       Wrench w;
       w.path = p;
       w.body_frame = crosscheck;
+      w.at_com = crosscheck;
+      if (list[i].contains("at")) {
+        const std::string at = r.String(list[i]["at"], p + "/at");
+        if (at != "origin" && at != "com") r.Fail(p + "/at", "expected \"origin\" or \"com\"", &list[i]["at"]);
+        w.at_com = at == "com";
+      }
       w.body = r.String(list[i]["body"], p + "/body");
       if (list[i].contains("start")) w.start = r.Number(list[i]["start"], p + "/start");
       if (list[i].contains("end")) w.end = r.Number(list[i]["end"], p + "/end");
@@ -608,9 +681,11 @@ void Scenario::ApplyInputs(Simulation& sim, double t) const {
     }
     // xfrc_applied acts at the centre of mass; a body-origin force is the same force plus
     // the moment of the offset
-    const Vec3 offset(d->xipos[3 * id] - d->xpos[3 * id], d->xipos[3 * id + 1] - d->xpos[3 * id + 1],
-                      d->xipos[3 * id + 2] - d->xpos[3 * id + 2]);
-    tau -= offset.cross(f);
+    if (!w.at_com) {
+      const Vec3 offset(d->xipos[3 * id] - d->xpos[3 * id], d->xipos[3 * id + 1] - d->xpos[3 * id + 1],
+                        d->xipos[3 * id + 2] - d->xpos[3 * id + 2]);
+      tau -= offset.cross(f);
+    }
     for (int k = 0; k < 3; ++k) {
       d->xfrc_applied[6 * id + k] += f[k];
       d->xfrc_applied[6 * id + 3 + k] += tau[k];

@@ -34,10 +34,7 @@ bool FindInertiaEntries(const mjModel* m, AddedMassBody* block) {
       const int row = block->dofs[static_cast<size_t>(a)];
       const int col = block->dofs[static_cast<size_t>(c)];
       if (col > row) continue;
-      int index = -1;
-      for (int k = 0; k < m->M_rownnz[row]; ++k) {
-        if (m->M_colind[m->M_rowadr[row] + k] == col) index = m->M_rowadr[row] + k;
-      }
+      const int index = MassEntryAddress(m, row, col);
       if (index < 0) return false;
       block->entries.push_back({a, c, index});
     }
@@ -45,23 +42,41 @@ bool FindInertiaEntries(const mjModel* m, AddedMassBody* block) {
   return true;
 }
 
-// Bodies whose added mass Nereid adds, with M_A summed over their hydrodynamics instances.
-std::vector<AddedMassBody> CollectAddedMass(const mjModel* m) {
+// At compile, before any mjData (so before the plugin objects): the bodies a hydrodynamics
+// instance's <config> gives added mass, with their dofs (no M_A: the objects own it).
+std::vector<AddedMassBody> AddedMassLayout(const mjModel* m) {
   std::vector<AddedMassBody> blocks;
   for (int instance : FindPluginInstances(m, kHydrodynamicsPlugin)) {
-    HydrodynamicsConfig config = HydrodynamicsConfig::FromModel(m, instance);
+    const HydrodynamicsConfig config = HydrodynamicsConfig::FromModel(m, instance);
     if (!config.has_added_mass()) continue;
-    AddedMassBody* block = nullptr;
-    for (AddedMassBody& b : blocks) {
-      if (b.body == config.body) block = &b;
+    if (std::any_of(blocks.begin(), blocks.end(), [&](const AddedMassBody& b) { return b.body == config.body; })) continue;
+    AddedMassBody& block = blocks.emplace_back();
+    block.body = config.body;
+    block.dofs = BodyDofChain(m, config.body);
+  }
+  return blocks;
+}
+
+// Bodies whose added mass Nereid adds, with M_A summed over their hydrodynamics instances,
+// read from the instances' objects in `d` (which own it); sources[k]: block k's M_A's.
+std::vector<AddedMassBody> CollectAddedMass(const mjModel* m, const mjData* d,
+                                            std::vector<std::vector<const Mat6*>>* sources) {
+  std::vector<AddedMassBody> blocks;
+  sources->clear();
+  for (int instance : FindPluginInstances(m, kHydrodynamicsPlugin)) {
+    const HydrodynamicsConfig* config = HydrodynamicsInUse(m, d, instance);
+    if (!config || !config->has_added_mass()) continue;
+    size_t k = 0;
+    while (k < blocks.size() && blocks[k].body != config->body) ++k;
+    if (k == blocks.size()) {
+      AddedMassBody& block = blocks.emplace_back();
+      block.body = config->body;
+      block.dofs = BodyDofChain(m, config->body);
+      block.free_dof = FreeJointDof(m, config->body);
+      sources->emplace_back();
     }
-    if (!block) {
-      block = &blocks.emplace_back();
-      block->body = config.body;
-      block->dofs = BodyDofChain(m, config.body);
-      block->free_dof = FreeJointDof(m, config.body);
-    }
-    block->added_mass += config.added_mass;
+    blocks[k].added_mass += config->added_mass;
+    (*sources)[k].push_back(&config->added_mass);
   }
   return blocks;
 }
@@ -161,7 +176,14 @@ mjModel* Load(const Parser& parse, const std::string& name, const SimulationOpti
     throw LoadError(name + ": MuJoCo error while parsing: " + fatal);
   }
   if (!spec) throw LoadError(name + ": " + error);
-  if (options.edit) options.edit(spec);
+  if (options.edit) {
+    try {
+      options.edit(spec);
+    } catch (...) {
+      mj_deleteSpec(spec);
+      throw;
+    }
+  }
   try {
     // nereid.tether's segment bodies (include/nereid/tether.h); its compiles' warnings are
     // kept with the others (its own MuJoCo calls that can fail are guarded inside)
@@ -197,7 +219,7 @@ mjModel* Load(const Parser& parse, const std::string& name, const SimulationOpti
     // a "simple" body has only diagonal inertia storage; added mass needs the full block
     bool recompile = false;
     try {
-      for (AddedMassBody& block : CollectAddedMass(m)) {
+      for (AddedMassBody& block : AddedMassLayout(m)) {
         if (FindInertiaEntries(m, &block)) continue;
         mjsBody* body = mjs_findBody(spec, mj_id2name(m, mjOBJ_BODY, block.body));
         if (body) body->simple = 0;
@@ -268,8 +290,8 @@ std::unique_ptr<Simulation> Simulation::Attach(mjModel* m, mjData* d, const Simu
   if (!m || !d) throw ConfigError(name + ": Attach needs an mjModel and an mjData");
   if (options.engine == Engine::kNereid) {
     for (int instance : FindPluginInstances(m, kHydrodynamicsPlugin)) {
-      if (!AddedMassInMassMatrix(m, d, instance) &&
-          HydrodynamicsConfig::FromModel(m, instance).has_added_mass()) {
+      const HydrodynamicsConfig* config = HydrodynamicsInUse(m, d, instance);
+      if (!AddedMassInMassMatrix(m, d, instance) && config && config->has_added_mass()) {
         throw ConfigError(name + ": nereid.hydrodynamics instance '" + PluginInstanceName(m, instance) +
                           "': this mjData was made outside Nereid's engine, so the instance left "
                           "its added mass out (stock_fallback); make the data inside an "
@@ -342,14 +364,12 @@ Simulation::Simulation(mjModel* m, mjData* d, std::string source, const Simulati
     }
   }
   for (const AddedMassBody& block : added_mass_) {
-    base_added_mass_.push_back(block.added_mass);
     const auto n = static_cast<Eigen::Index>(block.dofs.size());
     jacobians_.emplace_back(6, n);
     mass_jacobians_.emplace_back(6, n);
     inertias_.emplace_back(n, n);
   }
-  std::vector<int> currents = FindPluginInstances(m_, kCurrentPlugin);
-  current_instance_ = currents.empty() ? -1 : currents.front();
+  current_instance_ = FindCurrentInstance(m_);
   hydrodynamics_instances_ = FindPluginInstances(m_, kHydrodynamicsPlugin);
   const int nq = static_cast<int>(m_->nq), nv = static_cast<int>(m_->nv),
             na = static_cast<int>(m_->na);
@@ -400,7 +420,7 @@ Simulation::~Simulation() {
 }
 
 void Simulation::FindAddedMass() {
-  added_mass_ = CollectAddedMass(m_);
+  added_mass_ = CollectAddedMass(m_, d_, &added_mass_sources_);
   for (AddedMassBody& block : added_mass_) {
     if (!FindInertiaEntries(m_, &block)) {
       throw ConfigError(source_ + ": body '" + mj_id2name(m_, mjOBJ_BODY, block.body) +
@@ -419,12 +439,19 @@ void Simulation::ScaleHydrodynamics(double added_mass, double damping) {
   for (int instance : hydrodynamics_instances_) {
     nereid::ScaleHydrodynamics(d_, instance, added_mass, damping);
   }
+  ReadAddedMass();
+}
+
+void Simulation::ReadAddedMass() {
   for (size_t i = 0; i < added_mass_.size(); ++i) {
-    added_mass_[i].added_mass = added_mass * base_added_mass_[i];
+    Mat6& A = added_mass_[i].added_mass;
+    A.setZero();
+    for (const Mat6* source : added_mass_sources_[i]) A += *source;
   }
 }
 
 void Simulation::AddInertia() {
+  ReadAddedMass();  // the hydrodynamics objects own M_A (scaled or not): read it every step
   for (size_t i = 0; i < added_mass_.size(); ++i) {
     const AddedMassBody& block = added_mass_[i];
     if (block.free_dof >= 0) {

@@ -28,6 +28,9 @@ int main(int argc, char** argv) {
     const nereid::viewer::ViewerOptions options = nereid::viewer::ParseOptions(args);
     nereid::viewer::App app(options);
     return options.headless ? app.RunHeadless() : app.RunInteractive();
+  } catch (const nereid::cli::Help&) {
+    std::cout << kUsage;
+    return 0;
   } catch (const nereid::viewer::Usage& u) {
     std::cerr << "nereid-view: " << u.message << "\n" << kUsage;
     return 2;

@@ -7,14 +7,6 @@
 namespace nereid::viewer {
 namespace {
 
-using cli::ParseDouble;
-
-int ParsePositive(const std::string& flag, const std::string& text) {
-  const long x = cli::ParseLong(flag, text);
-  if (x < 1 || x > 1 << 20) throw Usage{flag + " expects a positive integer, got '" + text + "'"};
-  return static_cast<int>(x);
-}
-
 void AddOverlays(const std::string& list, bool first, OverlaySet* set) {
   if (first) set->reset();  // the first --overlay replaces the defaults
   std::stringstream names(list);
@@ -48,66 +40,47 @@ ViewerOptions ParseOptions(const std::vector<std::string>& args) {
   ViewerOptions options;
   bool overlay_given = false;
   std::string headless_flag;  // a flag that only makes sense with --headless
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= args.size()) throw Usage{a + " needs a value"};
-      return args[++i];
-    };
-    if (a == "--body") {
-      options.body = value();
-    } else if (a == "--camera") {
-      options.camera = value();
-      if (options.camera != "follow" && options.camera != "free" && options.camera != "fixed") {
-        throw Usage{"--camera expects follow, free or fixed, got '" + options.camera + "'"};
-      }
-    } else if (a == "--constraints") {
-      ConstraintMethod method;
-      const std::string v = value();
-      if (!ParseConstraintMethod(v, &method)) throw Usage{"--constraints expects mujoco or uk, got '" + v + "'"};
-      options.constraints = method;
-    } else if (a == "--speed") {
-      options.speed = ParseDouble(a, value());
-      if (!(options.speed > 0)) throw Usage{"--speed must be positive"};
-    } else if (a == "--overlay") {
-      AddOverlays(value(), !overlay_given, &options.overlays);
+  cli::Parser parser("nereid-view");
+  CLI::App& app = parser.app();
+  cli::AddInput(app, &options.input, "input");
+  app.add_option("--body", options.body);
+  auto camera = [](std::string_view text, std::string* out) {
+    *out = std::string(text);
+    return text == "follow" || text == "free" || text == "fixed";
+  };
+  cli::AddParsed<std::string>(app, "--camera", camera, "follow, free or fixed",
+                              [&](const std::string& x) { options.camera = x; });
+  cli::AddParsed<ConstraintMethod>(app, "--constraints", ParseConstraintMethod, "mujoco or uk",
+                                   [&](const ConstraintMethod& x) { options.constraints = x; });
+  cli::AddNumber<double>(app, "--speed", [&](const double& x) { options.speed = x; }, 1e-6, 1e6);
+  app.add_option_function<std::vector<std::string>>("--overlay", [&](const std::vector<std::string>& lists) {
+    for (const std::string& list : lists) {
+      AddOverlays(list, !overlay_given, &options.overlays);  // the first replaces the defaults
       overlay_given = true;
-    } else if (a == "--no-underwater") {
-      options.underwater = false;
-    } else if (a == "--no-scenery") {
-      options.scenery = false;
-    } else if (a == "--no-hud") {
-      options.hud = false;
-    } else if (a == "--max-force") {
-      options.max_force = ParseDouble(a, value());
-    } else if (a == "--max-moment") {
-      options.max_moment = ParseDouble(a, value());
-    } else if (a == "--width") {
-      options.width = ParsePositive(a, value());
-    } else if (a == "--height") {
-      options.height = ParsePositive(a, value());
-    } else if (a == "--headless") {
-      options.headless = true;
-    } else if (a == "--frames") {
-      headless_flag = a;
-      options.frames = ParsePositive(a, value());
-    } else if (a == "--screenshot") {
-      headless_flag = a;
-      options.screenshot = value();
-    } else if (a == "--record") {
-      headless_flag = a;
-      options.record = value();
-    } else if (a == "--report") {
-      headless_flag = a;
-      options.report = value();
-    } else if (!a.empty() && a[0] == '-') {
-      throw Usage{"unknown option '" + a + "'"};
-    } else if (options.input.empty()) {
-      options.input = a;
-    } else {
-      throw Usage{"unexpected argument '" + a + "'"};
     }
+  });
+  app.add_flag_callback("--no-underwater", [&] { options.underwater = false; });
+  app.add_flag_callback("--no-scenery", [&] { options.scenery = false; });
+  app.add_flag_callback("--no-hud", [&] { options.hud = false; });
+  app.add_option("--max-force", options.max_force);
+  app.add_option("--max-moment", options.max_moment);
+  constexpr long kMaxPixels = 1 << 14, kMaxFrames = 1 << 20;
+  cli::AddNumber<long>(app, "--width", [&](const long& x) { options.width = static_cast<int>(x); }, 1, kMaxPixels);
+  cli::AddNumber<long>(app, "--height", [&](const long& x) { options.height = static_cast<int>(x); }, 1, kMaxPixels);
+  app.add_flag_callback("--headless", [&] { options.headless = true; });
+  auto headless_only = [&](const char* flag) { headless_flag = flag; };
+  cli::AddNumber<long>(app, "--frames", [&](const long& x) {
+    headless_only("--frames");
+    options.frames = static_cast<int>(x);
+  }, 1, kMaxFrames);
+  for (auto [flag, target] : {std::pair{"--screenshot", &options.screenshot}, std::pair{"--record", &options.record},
+                              std::pair{"--report", &options.report}}) {
+    app.add_option_function<std::string>(flag, [&, flag = flag, target = target](const std::string& x) {
+      headless_only(flag);
+      *target = x;
+    });
   }
+  parser.Parse(args);
   if (options.input.empty()) throw Usage{"needs a MODEL.xml or SCENARIO.json"};
   if (!options.headless && !headless_flag.empty()) throw Usage{headless_flag + " needs --headless"};
   return options;

@@ -20,7 +20,7 @@ inline constexpr char kUsage[] =
     "  --speed X             simulated seconds per wall-clock second (default 1)\n"
     "  --overlay NAME        overlays to show, repeatable or comma-separated: thrust, damping,\n"
     "                        coriolis, weight, buoyancy, current, tether, constraint, path,\n"
-    "                        all, none\n"
+    "                        depth, all, none\n"
     "  --no-underwater       no fog or water backdrop\n"
     "  --constraints M       mujoco or uk: who enforces the model's uk: welds (as nereid run)\n"
     "  --no-scenery          no water surface, wall or seabed grid\n"

@@ -23,6 +23,14 @@ class CurrentField {
  public:
   enum class Kind { kConstant, kTime, kDepth };
 
+  // The one grammar of a current, read from a model's nereid.current <config> and from a
+  // scenario's "current" alike: exactly one of these keys (Kind order); a profile is rows
+  // (knot, vx, vy, vz) whose knots are strictly increasing, depths >= 0 (m below the surface).
+  static constexpr const char* kKeys[3] = {"velocity", "time_profile", "depth_profile"};
+  static const char* Key(Kind kind) { return kKeys[static_cast<int>(kind)]; }
+  // The first knot (index) that breaks those rules, with the rule in `rule`; -1 if none.
+  static long BadKnot(Kind kind, const std::vector<double>& knots, std::string* rule);
+
   // Zero current.
   CurrentField() = default;
   static CurrentField Constant(const Vec3& velocity);

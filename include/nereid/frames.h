@@ -33,14 +33,20 @@ inline bool ParseBodyFrame(std::string_view text, BodyFrame* frame) {
   return false;
 }
 
-// The rotation from the given frame to MuJoCo's FLU body frame (its own inverse).
-inline Mat3 FrameToMujoco(BodyFrame frame) {
-  switch (frame) {
-    case BodyFrame::kFRD: return Eigen::Vector3d(1, -1, -1).asDiagonal();
-    case BodyFrame::kFLU: return Mat3::Identity();
-  }
-  return Mat3::Identity();
+// The rotation from the given frame to MuJoCo's FLU body frame is diagonal: its signs,
+// (1, -1, -1) from FRD. The same turn takes NED to Nereid's world (z up).
+inline Vec3 FrameSigns(BodyFrame frame) {
+  return frame == BodyFrame::kFRD ? Vec3(1, -1, -1) : Vec3(1, 1, 1);
 }
+// The signs for a [linear; angular] 6-vector or the rows of a 6 x n map.
+inline Vec6 FrameSigns6(BodyFrame frame) {
+  Vec6 s;
+  s << FrameSigns(frame), FrameSigns(frame);
+  return s;
+}
+
+// The rotation from the given frame to MuJoCo's FLU body frame (its own inverse).
+inline Mat3 FrameToMujoco(BodyFrame frame) { return FrameSigns(frame).asDiagonal(); }
 
 // A point or a 3-vector written in `frame`, expressed in MuJoCo's body frame.
 inline Vec3 ToMujoco(const Vec3& x, BodyFrame frame) { return FrameToMujoco(frame) * x; }

@@ -21,6 +21,21 @@ inline Vec3 BodyPosition(const mjData* d, int body) {
   return Vec3(d->xpos[3 * body], d->xpos[3 * body + 1], d->xpos[3 * body + 2]);
 }
 
+// MuJoCo's mass matrix d->M is lower-triangular CSR (M_rownnz, M_rowadr, M_colind): calls
+// f(col, adr) for each entry MuJoCo stores in `row` (col <= row, d->M[adr]).
+template <typename F>
+void ForEachMassEntry(const mjModel* m, int row, F&& f) {
+  const int begin = m->M_rowadr[row], end = begin + m->M_rownnz[row];
+  for (int adr = begin; adr < end; ++adr) f(m->M_colind[adr], adr);
+}
+// The address in d->M of entry (row, col), col <= row, or -1 if MuJoCo does not store it
+// (a "simple" body keeps only its diagonal).
+inline int MassEntryAddress(const mjModel* m, int row, int col) {
+  int found = -1;
+  ForEachMassEntry(m, row, [&](int c, int adr) { if (c == col) found = adr; });
+  return found;
+}
+
 // The dofs that move `body`, from the body's own last dof to the root, in decreasing
 // order (MuJoCo's dof_parentid chain). Empty for a body welded to the world.
 std::vector<int> BodyDofChain(const mjModel* m, int body);

@@ -71,14 +71,17 @@ CurrentField CurrentFromModel(const mjModel* m, int instance);
 
 // Domain randomisation: multiplies the added mass and the damping of every
 // nereid.hydrodynamics instance in `d` by the given factors, relative to the model's
-// configuration. Nereid's engine also needs the new added mass: use
-// Simulation::ScaleHydrodynamics, which calls this.
+// configuration. The instances own M_A and Nereid's engine reads it from them every step
+// (HydrodynamicsInUse), so the mass matrix follows; Simulation::ScaleHydrodynamics checks
+// the factors and calls this.
 void ScaleHydrodynamics(const mjModel* m, mjData* d, double added_mass, double damping);
 // The same for one nereid.hydrodynamics instance (no allocation).
 void ScaleHydrodynamics(mjData* d, int instance, double added_mass, double damping);
 
 // Plugin instance ids whose plugin is `plugin_name`, in order.
 std::vector<int> FindPluginInstances(const mjModel* m, const char* plugin_name);
+// The model's nereid.current instance (a model has at most one), or -1.
+int FindCurrentInstance(const mjModel* m);
 // The instance's name in the model ("#<id>" if unnamed).
 std::string PluginInstanceName(const mjModel* m, int instance);
 
@@ -103,6 +106,10 @@ class EngineScope {
 // Nereid's engine (its data was made inside an EngineScope). False for any other instance
 // or before the instance has an object in `d`.
 bool AddedMassInMassMatrix(const mjModel* m, const mjData* d, int instance);
+// The configuration a nereid.hydrodynamics instance's object in `d` uses now (its added
+// mass and damping as scaled by ScaleHydrodynamics), or nullptr for any other instance.
+// The object owns M_A: Nereid's engine reads it from here every step.
+const HydrodynamicsConfig* HydrodynamicsInUse(const mjModel* m, const mjData* d, int instance);
 
 // The last configuration error a Nereid plugin reported on this thread, cleared on read.
 std::string TakeLastPluginError();

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "nereid/paths.h"
 #include "nereid/simulation.h"
 
 namespace nereid::rl {
@@ -66,8 +67,7 @@ struct TaskSpec {
 const std::vector<TaskSpec>& Tasks();
 // Throws ConfigError listing the known ids if `id` is unknown.
 const TaskSpec& FindTask(const std::string& id);
-// The models folder: $NEREID_MODEL_DIR, else the source tree's or the install's.
-std::string DefaultModelDir();
+using nereid::DefaultModelDir;  // nereid/paths.h
 
 struct StepOutcome {
   float reward = 0;

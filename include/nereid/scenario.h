@@ -6,6 +6,7 @@
 #ifndef NEREID_SCENARIO_H_
 #define NEREID_SCENARIO_H_
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,6 +44,26 @@ struct Scenario {
     double start = 0, end = 1e300;
     Vec3 force = Vec3::Zero(), torque = Vec3::Zero();
     bool body_frame = false;  // "frame": "body" (MuJoCo body frame) or "world"
+    bool at_com = false;      // "at": "com" (the body's centre of mass) or "origin"
+  };
+
+  // nereid crosscheck's extension of the format (docs/crosscheck.md), present when the
+  // file has any of its keys. Such a file's wrenches default to the body frame and the
+  // centre of mass. nereid run and nereid-view run it too, but refuse its solver
+  // settings (ResolveInput): they use the model's own welds and Nereid's UK defaults.
+  struct Crosscheck {
+    enum class Method { kUK, kWeld, kMerged };
+    std::vector<Method> methods = {Method::kUK, Method::kWeld, Method::kMerged};
+    // solver settings ("weld", "uk"): the welds' solref/solimp (MuJoCo's defaults), UK's
+    std::array<double, 2> solref = {0.02, 1};
+    std::array<double, 5> solimp = {0.9, 0.95, 0.001, 0.5, 2};
+    UKOptions uk;
+    std::string solver_key;  // "/weld" or "/uk" when given, else ""
+    std::string peak_body;   // report the first extremum of this body's angle about peak_axis
+    int peak_axis = 0;       // 0, 1, 2: x, y, z
+    std::string reference;   // "reference" as JSON text, copied into the report
+    int record_every = 10;
+    static const char* Name(Method method);
   };
 
   struct Controller {       // a vehicle following a path (docs/scenarios.md)
@@ -91,6 +112,7 @@ struct Scenario {
   std::vector<StabilizeSpec> stabilize;  // depth and attitude hold per vehicle (at most 64)
   std::optional<ConstraintMethod> constraints;  // who enforces "uk:" welds (default MuJoCo)
   Scene scene;                                  // nereid-view's scenery (drawn only)
+  std::optional<Crosscheck> crosscheck;         // nereid crosscheck's keys
 
   // Parses a scenario file / text. Throws ConfigError "<file>: <json path>: <rule> (got ...)".
   static Scenario FromFile(const std::string& path);

@@ -145,6 +145,8 @@ class Simulation final {
   void FreeData();
   void FindAddedMass();
   void AddInertia();
+  // added_mass_[k].added_mass <- the sum of its sources (the hydrodynamics objects own M_A)
+  void ReadAddedMass();
   void ForwardNereid(bool skip_sensor);
   void StepNereid();
   void RungeKutta4();
@@ -161,7 +163,8 @@ class Simulation final {
   SimulationOptions options_;
   Integrator integrator_ = Integrator::kEuler;
   std::vector<AddedMassBody> added_mass_;
-  std::vector<Mat6> base_added_mass_;  // as configured, for ScaleHydrodynamics
+  // per added-mass block, the M_A of its hydrodynamics objects in d_ (they own it)
+  std::vector<std::vector<const Mat6*>> added_mass_sources_;
   int current_instance_ = -1;
   std::vector<int> hydrodynamics_instances_;
   double step_start_time_ = 0;  // for divergence messages (MuJoCo resets the time)

@@ -43,19 +43,18 @@ bool GeomBox(const mjModel* m, int body, Vec3* lo, Vec3* hi) {
 }  // namespace
 
 BuoyancyConfig BuoyancyConfig::FromModel(const mjModel* m, int instance) {
+  namespace k = buoyancy_keys;
   ConfigReader config(m, instance, kBuoyancyPlugin);
   BuoyancyConfig c;
   c.name = PluginInstanceName(m, instance);
-  c.body = config.Body();
-  BodyFrame frame = BodyFrame::kFRD;
-  if (std::optional<std::string> text = config.Raw("frame")) {
-    if (!ParseBodyFrame(*text, &frame)) config.Fail("frame", "expected 'frd' or 'flu'");
-  }
-  c.volume = config.Numbers("volume", 1, true)->front();
-  if (!(c.volume > 0)) config.Fail("volume", "must be > 0 (m^3)");
-  c.fluid_density = config.Number("fluid_density", 1000.0);
-  if (!(c.fluid_density > 0)) config.Fail("fluid_density", "must be > 0 (kg/m^3)");
-  c.center_of_buoyancy = ToMujoco(*config.Vector3("center_of_buoyancy", true), frame);
+  c.body = config.Body(k::kBody);
+  BodyFrame frame;
+  if (!ParseBodyFrame(*config.Text(k::kFrame), &frame)) config.Fail(k::kFrame, "expected 'frd' or 'flu'");
+  c.volume = config.Numbers(k::kVolume, 1)->front();
+  if (!(c.volume > 0)) config.Fail(k::kVolume, "must be > 0 (m^3)");
+  c.fluid_density = config.Number(k::kFluidDensity);
+  if (!(c.fluid_density > 0)) config.Fail(k::kFluidDensity, "must be > 0 (kg/m^3)");
+  c.center_of_buoyancy = ToMujoco(*config.Vector3(k::kCenterOfBuoyancy), frame);
   if (!GeomBox(m, c.body, &c.box_lo, &c.box_hi)) {
     // no geoms: a cube of the displaced volume around the centre of buoyancy
     const double half = 0.5 * std::cbrt(c.volume);
@@ -69,8 +68,7 @@ std::unique_ptr<Buoyancy> Buoyancy::Create(const mjModel* m, mjData*, int instan
   auto b = std::make_unique<Buoyancy>();
   b->config_ = BuoyancyConfig::FromModel(m, instance);
   b->free_dof_ = FreeJointDof(m, b->config_.body);
-  const std::vector<int> currents = FindPluginInstances(m, kCurrentPlugin);
-  b->current_instance_ = currents.empty() ? -1 : currents.front();
+  b->current_instance_ = FindCurrentInstance(m);
   return b;
 }
 

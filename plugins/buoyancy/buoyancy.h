@@ -13,15 +13,28 @@
 
 #include <mujoco/mujoco.h>
 
+#include "common/config_key.h"
 #include "nereid/plugins.h"
 
 namespace nereid {
 
+// The <config> keys, in README.md's order.
+namespace buoyancy_keys {
+inline constexpr ConfigKey kBody{"body", "—", nullptr, false,
+                                 "required, unless the instance is attached to a body in MJCF "
+                                 "(`<body><plugin instance=\"...\"/>`)"};
+inline constexpr ConfigKey kVolume{"volume", "m³", nullptr, true};
+inline constexpr ConfigKey kCenterOfBuoyancy{"center_of_buoyancy", "m", nullptr, true};
+inline constexpr ConfigKey kFluidDensity{"fluid_density", "kg/m³", "1000"};
+inline constexpr ConfigKey kFrame{"frame", "—", "frd"};
+inline constexpr std::array kAll{kBody, kVolume, kCenterOfBuoyancy, kFluidDensity, kFrame};
+static_assert(DistinctNames(kAll));
+}  // namespace buoyancy_keys
+
 class Buoyancy final {
  public:
   static constexpr const char* kName = kBuoyancyPlugin;
-  static constexpr const char* kAttributes[] = {"body", "volume", "center_of_buoyancy",
-                                                "fluid_density", "frame"};
+  static constexpr auto kAttributes = KeyNames(buoyancy_keys::kAll);
 
   static std::unique_ptr<Buoyancy> Create(const mjModel* m, mjData* d, int instance);
   static void RegisterPlugin();

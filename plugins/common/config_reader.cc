@@ -44,26 +44,32 @@ ConfigReader::ConfigReader(const mjModel* m, int instance, const char* plugin_na
   where_ = std::string(plugin_name) + " instance '" + Excerpt(PluginInstanceName(m, instance)) + "'";
 }
 
-std::optional<std::string> ConfigReader::Raw(const char* key) const {
-  const char* value = mj_getPluginConfig(m_, instance_, key);
+std::optional<std::string> ConfigReader::Raw(const ConfigKey& key) const {
+  const char* value = mj_getPluginConfig(m_, instance_, key.name);
   if (!value || !*value) return std::nullopt;
   return std::string(value);
 }
 
-void ConfigReader::Fail(const char* key, const std::string& rule) const {
+std::optional<std::string> ConfigReader::Text(const ConfigKey& key) const {
+  std::optional<std::string> given = Raw(key);
+  if (given || !key.fallback) return given;
+  return std::string(key.fallback);
+}
+
+void ConfigReader::Fail(const ConfigKey& key, const std::string& rule) const {
   std::string value = Raw(key).value_or("");
-  throw ConfigError(Printable(where_ + ": key '" + key + "' = '" + Excerpt(value) + "': " + rule));
+  throw ConfigError(Printable(where_ + ": key '" + key.name + "' = '" + Excerpt(value) + "': " + rule));
 }
 
-void ConfigReader::FailMissing(const char* key, const std::string& rule) const {
-  throw ConfigError(Printable(where_ + ": missing required key '" + key + "' (" + rule + ")"));
+void ConfigReader::FailMissing(const ConfigKey& key, const std::string& rule) const {
+  throw ConfigError(Printable(where_ + ": missing required key '" + key.name + "' (" + rule + ")"));
 }
 
-std::optional<std::vector<double>> ConfigReader::Numbers(const char* key) const {
-  std::optional<std::string> raw = Raw(key);
-  if (!raw) return std::nullopt;
+std::optional<std::vector<double>> ConfigReader::Numbers(const ConfigKey& key) const {
+  std::optional<std::string> text = Text(key);
+  if (!text) return std::nullopt;
   std::vector<double> values;
-  std::istringstream in(*raw);
+  std::istringstream in(*text);
   std::string token;
   while (in >> token) {
     errno = 0;
@@ -78,11 +84,10 @@ std::optional<std::vector<double>> ConfigReader::Numbers(const char* key) const 
   return values;
 }
 
-std::optional<std::vector<double>> ConfigReader::Numbers(const char* key, size_t n,
-                                                         bool required) const {
+std::optional<std::vector<double>> ConfigReader::Numbers(const ConfigKey& key, size_t n) const {
   std::optional<std::vector<double>> values = Numbers(key);
   if (!values) {
-    if (required) FailMissing(key, std::to_string(n) + " numbers");
+    if (key.required) FailMissing(key, std::to_string(n) + " numbers");
     return std::nullopt;
   }
   if (values->size() != n) {
@@ -92,21 +97,22 @@ std::optional<std::vector<double>> ConfigReader::Numbers(const char* key, size_t
   return values;
 }
 
-double ConfigReader::Number(const char* key, double fallback) const {
-  std::optional<std::vector<double>> values = Numbers(key, 1, false);
-  return values ? (*values)[0] : fallback;
+double ConfigReader::Number(const ConfigKey& key) const {
+  std::optional<std::vector<double>> values = Numbers(key, 1);
+  if (!values) throw ConfigError(where_ + ": key '" + key.name + "' has no value and no default");
+  return (*values)[0];
 }
 
-std::optional<Vec3> ConfigReader::Vector3(const char* key, bool required) const {
-  std::optional<std::vector<double>> values = Numbers(key, 3, required);
+std::optional<Vec3> ConfigReader::Vector3(const ConfigKey& key) const {
+  std::optional<std::vector<double>> values = Numbers(key, 3);
   if (!values) return std::nullopt;
   return Vec3((*values)[0], (*values)[1], (*values)[2]);
 }
 
-std::optional<Mat6> ConfigReader::Matrix6(const char* key, bool required) const {
+std::optional<Mat6> ConfigReader::Matrix6(const ConfigKey& key) const {
   std::optional<std::vector<double>> values = Numbers(key);
   if (!values) {
-    if (required) FailMissing(key, "6 numbers (diagonal) or 36 (row-major 6x6)");
+    if (key.required) FailMissing(key, "6 numbers (diagonal) or 36 (row-major 6x6)");
     return std::nullopt;
   }
   Mat6 A = Mat6::Zero();
@@ -123,17 +129,17 @@ std::optional<Mat6> ConfigReader::Matrix6(const char* key, bool required) const 
   return A;
 }
 
-int ConfigReader::Body() const {
-  if (std::optional<std::string> name = Raw("body")) {
+int ConfigReader::Body(const ConfigKey& key) const {
+  if (std::optional<std::string> name = Raw(key)) {
     int id = mj_name2id(m_, mjOBJ_BODY, name->c_str());
-    if (id < 0) Fail("body", "no body of that name in the model");
-    if (id == 0) Fail("body", "the world body cannot carry marine physics");
+    if (id < 0) Fail(key, "no body of that name in the model");
+    if (id == 0) Fail(key, "the world body cannot carry marine physics");
     return id;
   }
   for (int b = 1; b < m_->nbody; ++b) {
     if (m_->body_plugin[b] == instance_) return b;
   }
-  FailMissing("body", "a body name, or attach the instance with <body><plugin instance=.../>");
+  FailMissing(key, "a body name, or attach the instance with <body><plugin instance=.../>");
 }
 
 std::vector<int> FindPluginInstances(const mjModel* m, const char* plugin_name) {
@@ -144,6 +150,11 @@ std::vector<int> FindPluginInstances(const mjModel* m, const char* plugin_name) 
     if (m->plugin[i] == slot) ids.push_back(i);
   }
   return ids;
+}
+
+int FindCurrentInstance(const mjModel* m) {
+  const std::vector<int> currents = FindPluginInstances(m, kCurrentPlugin);
+  return currents.empty() ? -1 : currents.front();
 }
 
 std::string PluginInstanceName(const mjModel* m, int instance) {

@@ -10,6 +10,7 @@
 
 #include <mujoco/mujoco.h>
 
+#include "common/config_key.h"
 #include "nereid/frames.h"
 
 namespace nereid {
@@ -18,25 +19,29 @@ class ConfigReader {
  public:
   ConfigReader(const mjModel* m, int instance, const char* plugin_name);
 
-  // The raw text of a key, or nullopt when absent (or empty).
-  std::optional<std::string> Raw(const char* key) const;
-  bool Has(const char* key) const { return Raw(key).has_value(); }
-  // Whitespace-separated finite numbers; throws if any token is not one.
-  std::optional<std::vector<double>> Numbers(const char* key) const;
-  // Exactly `n` numbers; throws if absent (when required) or of another count.
-  std::optional<std::vector<double>> Numbers(const char* key, size_t n, bool required) const;
-  double Number(const char* key, double fallback) const;
-  std::optional<Vec3> Vector3(const char* key, bool required) const;
+  // The user's text of a key, or nullopt when absent (or empty).
+  std::optional<std::string> Raw(const ConfigKey& key) const;
+  bool Has(const ConfigKey& key) const { return Raw(key).has_value(); }
+  // The user's text, else the key's default text (ConfigKey::fallback), else nullopt.
+  std::optional<std::string> Text(const ConfigKey& key) const;
+  // Text(key) as whitespace-separated finite numbers (nullopt without text); throws if any
+  // token is not one.
+  std::optional<std::vector<double>> Numbers(const ConfigKey& key) const;
+  // Exactly `n` numbers; throws if of another count, or absent from a required key.
+  std::optional<std::vector<double>> Numbers(const ConfigKey& key, size_t n) const;
+  // One number: the given one, else the key's default (a key without either throws).
+  double Number(const ConfigKey& key) const;
+  std::optional<Vec3> Vector3(const ConfigKey& key) const;
   // 6 values (diagonal) or 36 (row-major 6x6); throws otherwise.
-  std::optional<Mat6> Matrix6(const char* key, bool required) const;
-  // The body: the `body` key (a body name), else the body that references the instance.
-  int Body() const;
+  std::optional<Mat6> Matrix6(const ConfigKey& key) const;
+  // The body: `key`'s value (a body name), else the body that references the instance.
+  int Body(const ConfigKey& key) const;
 
   // "<plugin> instance '<name>'", the prefix of every message.
   const std::string& where() const { return where_; }
   // Throws ConfigError "<where>: key '<key>' = '<value>': <rule>".
-  [[noreturn]] void Fail(const char* key, const std::string& rule) const;
-  [[noreturn]] void FailMissing(const char* key, const std::string& rule) const;
+  [[noreturn]] void Fail(const ConfigKey& key, const std::string& rule) const;
+  [[noreturn]] void FailMissing(const ConfigKey& key, const std::string& rule) const;
 
  private:
   const mjModel* m_;

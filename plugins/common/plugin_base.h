@@ -41,7 +41,7 @@ void RegisterPlugin(int capabilities) {
   p.name = T::kName;
   p.capabilityflags = capabilities;
   p.nattribute = static_cast<int>(std::size(T::kAttributes));
-  p.attributes = T::kAttributes;
+  p.attributes = std::data(T::kAttributes);
   p.nstate = +[](const mjModel*, int) { return 0; };
   p.init = +[](const mjModel* m, mjData* d, int instance) {
     try {

@@ -11,7 +11,7 @@ namespace nereid {
 namespace {
 
 // "k0 vx vy vz k1 vx vy vz ..." into knots and velocities
-void ReadProfile(const ConfigReader& config, const char* key, std::vector<double>* knots,
+void ReadProfile(const ConfigReader& config, const ConfigKey& key, std::vector<double>* knots,
                  std::vector<Vec3>* velocities) {
   std::vector<double> values = *config.Numbers(key);
   if (values.size() % 4 != 0) {
@@ -27,28 +27,25 @@ void ReadProfile(const ConfigReader& config, const char* key, std::vector<double
 }  // namespace
 
 CurrentField CurrentFromModel(const mjModel* m, int instance) {
+  using Kind = CurrentField::Kind;
   ConfigReader config(m, instance, kCurrentPlugin);
-  const int given = config.Has("velocity") + config.Has("time_profile") +
-                    config.Has("depth_profile");
+  int given = 0;
+  for (const ConfigKey& key : current_keys::kAll) given += config.Has(key);
   if (given > 1) {
     throw ConfigError(config.where() +
                       ": give only one of 'velocity', 'time_profile', 'depth_profile'");
   }
   std::vector<double> knots;
   std::vector<Vec3> velocities;
-  if (config.Has("time_profile")) {
-    ReadProfile(config, "time_profile", &knots, &velocities);
-    return CurrentField::TimeProfile(knots, velocities, config.where() + ": key 'time_profile'");
+  for (const Kind kind : {Kind::kTime, Kind::kDepth}) {
+    const ConfigKey& key = current_keys::kAll[static_cast<size_t>(kind)];
+    if (!config.Has(key)) continue;
+    ReadProfile(config, key, &knots, &velocities);
+    const std::string where = config.where() + ": key '" + key.name + "'";
+    return kind == Kind::kTime ? CurrentField::TimeProfile(knots, velocities, where)
+                               : CurrentField::DepthProfile(knots, velocities, where);
   }
-  if (config.Has("depth_profile")) {
-    ReadProfile(config, "depth_profile", &knots, &velocities);
-    for (double depth : knots) {
-      if (depth < 0) config.Fail("depth_profile", "depths must be >= 0 (m below the surface)");
-    }
-    return CurrentField::DepthProfile(knots, velocities,
-                                      config.where() + ": key 'depth_profile'");
-  }
-  return CurrentField::Constant(config.Vector3("velocity", false).value_or(Vec3::Zero()));
+  return CurrentField::Constant(*config.Vector3(current_keys::kVelocity));
 }
 
 std::unique_ptr<CurrentPlugin> CurrentPlugin::Create(const mjModel* m, mjData*, int instance) {

@@ -8,15 +8,29 @@
 
 #include <mujoco/mujoco.h>
 
+#include "common/config_key.h"
 #include "nereid/current.h"
 #include "nereid/plugins.h"
 
 namespace nereid {
 
+// The <config> keys, in README.md's order: the grammar of nereid/current.h.
+namespace current_keys {
+using Kind = CurrentField::Kind;
+inline constexpr ConfigKey kVelocity{CurrentField::kKeys[static_cast<int>(Kind::kConstant)], "m/s", "0 0 0", false,
+                                     "optional; `0 0 0` if no key is given"};
+inline constexpr ConfigKey kTimeProfile{CurrentField::kKeys[static_cast<int>(Kind::kTime)], "s; m/s", nullptr, false,
+                                        "optional"};
+inline constexpr ConfigKey kDepthProfile{CurrentField::kKeys[static_cast<int>(Kind::kDepth)],
+                                         "m (depth, positive down); m/s", nullptr, false, "optional"};
+inline constexpr std::array kAll{kVelocity, kTimeProfile, kDepthProfile};  // Kind order
+static_assert(DistinctNames(kAll));
+}  // namespace current_keys
+
 class CurrentPlugin final {
  public:
   static constexpr const char* kName = kCurrentPlugin;
-  static constexpr const char* kAttributes[] = {"velocity", "time_profile", "depth_profile"};
+  static constexpr auto kAttributes = KeyNames(current_keys::kAll);
 
   static std::unique_ptr<CurrentPlugin> Create(const mjModel* m, mjData* d, int instance);
   static void RegisterPlugin();

@@ -8,19 +8,20 @@
 namespace nereid {
 namespace {
 
-void CheckKnots(const std::vector<double>& knots, size_t nvalues, const std::string& where,
-                const char* unit) {
+void CheckKnots(CurrentField::Kind kind, const std::vector<double>& knots, size_t nvalues,
+                const std::string& where, const char* unit) {
   if (knots.empty()) throw ConfigError(where + ": needs at least one knot");
   if (knots.size() != nvalues) {
     throw ConfigError(where + ": " + std::to_string(knots.size()) + " knots but " +
                       std::to_string(nvalues) + " velocities");
   }
-  for (size_t i = 1; i < knots.size(); ++i) {
-    if (!(knots[i] > knots[i - 1])) {
-      throw ConfigError(where + ": knots must be strictly increasing (" + unit + "), got " +
-                        std::to_string(knots[i - 1]) + " then " + std::to_string(knots[i]));
-    }
-  }
+  std::string rule;
+  const long bad = CurrentField::BadKnot(kind, knots, &rule);
+  if (bad < 0) return;
+  const auto k = static_cast<size_t>(bad);
+  const bool order = rule.rfind("knots", 0) == 0;  // the ordering rule: show both knots
+  throw ConfigError(where + ": " + rule + (order ? std::string(" (") + unit + ")" : "") + ", got " +
+                    (order ? std::to_string(knots[k - 1]) + " then " : "") + std::to_string(knots[k]));
 }
 
 // piecewise-linear interpolation with end values held; the slope is the right-hand one
@@ -38,6 +39,20 @@ void Interpolate(const std::vector<double>& x, const std::vector<Vec3>& y, doubl
 
 }  // namespace
 
+long CurrentField::BadKnot(Kind kind, const std::vector<double>& knots, std::string* rule) {
+  for (size_t i = 0; i < knots.size(); ++i) {
+    if (kind == Kind::kDepth && !(knots[i] >= 0)) {
+      *rule = "depths must be >= 0 (m below the surface)";
+      return static_cast<long>(i);
+    }
+    if (i > 0 && !(knots[i] > knots[i - 1])) {
+      *rule = "knots must be strictly increasing";
+      return static_cast<long>(i);
+    }
+  }
+  return -1;
+}
+
 CurrentField CurrentField::Constant(const Vec3& velocity) {
   CurrentField f;
   f.values_ = {velocity};
@@ -46,7 +61,7 @@ CurrentField CurrentField::Constant(const Vec3& velocity) {
 
 CurrentField CurrentField::Profile(Kind kind, std::vector<double> knots,
                                    std::vector<Vec3> velocities, const std::string& where) {
-  CheckKnots(knots, velocities.size(), where, kind == Kind::kTime ? "s" : "m of depth");
+  CheckKnots(kind, knots, velocities.size(), where, kind == Kind::kTime ? "s" : "m of depth");
   CurrentField f;
   f.kind_ = kind;
   f.knots_ = std::move(knots);

@@ -24,7 +24,7 @@ std::string FormatNumber(double x) {
   return buffer;
 }
 
-void RequireNonNegative(const ConfigReader& config, const char* key, const Vec6& values) {
+void RequireNonNegative(const ConfigReader& config, const ConfigKey& key, const Vec6& values) {
   static const char* const kDof[] = {"surge", "sway", "heave", "roll", "pitch", "yaw"};
   for (int i = 0; i < 6; ++i) {
     if (values[i] < 0) {
@@ -40,52 +40,50 @@ std::atomic<bool> g_warned_stock = false;
 }  // namespace
 
 HydrodynamicsConfig HydrodynamicsConfig::FromModel(const mjModel* m, int instance) {
+  namespace k = hydrodynamics_keys;
   ConfigReader config(m, instance, kHydrodynamicsPlugin);
   HydrodynamicsConfig c;
   c.name = PluginInstanceName(m, instance);
-  c.body = config.Body();
+  c.body = config.Body(k::kBody);
 
-  if (std::optional<std::string> frame = config.Raw("frame")) {
-    if (!ParseBodyFrame(*frame, &c.frame)) config.Fail("frame", "expected 'frd' or 'flu'");
-  }
-  if (std::optional<std::string> fallback = config.Raw("stock_fallback")) {
-    if (*fallback == "drop") {
-      c.stock_fallback = StockFallback::kDrop;
-    } else if (*fallback == "refuse") {
-      c.stock_fallback = StockFallback::kRefuse;
-    } else {
-      config.Fail("stock_fallback", "expected 'drop' or 'refuse'");
-    }
+  if (!ParseBodyFrame(*config.Text(k::kFrame), &c.frame)) config.Fail(k::kFrame, "expected 'frd' or 'flu'");
+  const std::string fallback = *config.Text(k::kStockFallback);
+  if (fallback == "drop") {
+    c.stock_fallback = StockFallback::kDrop;
+  } else if (fallback == "refuse") {
+    c.stock_fallback = StockFallback::kRefuse;
+  } else {
+    config.Fail(k::kStockFallback, "expected 'drop' or 'refuse'");
   }
 
-  const Mat6 added_mass = *config.Matrix6("added_mass", true);
-  const Mat6 linear = *config.Matrix6("linear_damping", true);
-  const std::vector<double> quadratic = *config.Numbers("quadratic_damping", 6, true);
-  const Vec3 reference = config.Vector3("reference_point", false).value_or(Vec3::Zero());
+  const Mat6 added_mass = *config.Matrix6(k::kAddedMass);
+  const Mat6 linear = *config.Matrix6(k::kLinearDamping);
+  const std::vector<double> quadratic = *config.Numbers(k::kQuadraticDamping, 6);
+  const Vec3 reference = *config.Vector3(k::kReferencePoint);
 
   // added mass: symmetric and positive semi-definite (zero rows mean no added mass there)
-  RequireNonNegative(config, "added_mass", added_mass.diagonal());
+  RequireNonNegative(config, k::kAddedMass, added_mass.diagonal());
   const double asymmetry = fossen::RelativeAsymmetry(added_mass);
   if (asymmetry > kSymmetryTolerance) {
-    config.Fail("added_mass", "the 6x6 matrix is not symmetric (relative asymmetry " +
+    config.Fail(k::kAddedMass, "the 6x6 matrix is not symmetric (relative asymmetry " +
                                   FormatNumber(asymmetry) + ")");
   }
   const double scale = std::max(1.0, added_mass.cwiseAbs().maxCoeff());
   const double min_eig = fossen::MinSymmetricEigenvalue(added_mass);
   if (min_eig < -kDefinitenessTolerance * scale) {
-    config.Fail("added_mass", "the 6x6 matrix is not positive semi-definite (smallest "
+    config.Fail(k::kAddedMass, "the 6x6 matrix is not positive semi-definite (smallest "
                               "eigenvalue " + FormatNumber(min_eig) + ")");
   }
   // damping: non-negative, and the linear part dissipative (symmetric part PSD)
-  RequireNonNegative(config, "linear_damping", linear.diagonal());
+  RequireNonNegative(config, k::kLinearDamping, linear.diagonal());
   const double linear_min = fossen::MinSymmetricEigenvalue(linear);
   if (linear_min < -kDefinitenessTolerance * std::max(1.0, linear.cwiseAbs().maxCoeff())) {
-    config.Fail("linear_damping", "the 6x6 matrix is not dissipative: its symmetric part has "
+    config.Fail(k::kLinearDamping, "the 6x6 matrix is not dissipative: its symmetric part has "
                                   "eigenvalue " + FormatNumber(linear_min) + " < 0");
   }
   Vec6 d_q;
   for (int i = 0; i < 6; ++i) d_q[i] = quadratic[static_cast<size_t>(i)];
-  RequireNonNegative(config, "quadratic_damping", d_q);
+  RequireNonNegative(config, k::kQuadraticDamping, d_q);
 
   // the one conversion from SNAME notation to MuJoCo's body frame (nereid/frames.h)
   c.reference_point = ToMujoco(reference, c.frame);
@@ -103,8 +101,8 @@ std::unique_ptr<Hydrodynamics> Hydrodynamics::Create(const mjModel* m, mjData*, 
   h->engine_owned_ = EngineScope::active();
   if (h->config_.has_added_mass() && !h->engine_owned_) {
     if (h->config_.stock_fallback == StockFallback::kRefuse) {
-      throw ConfigError(std::string(kName) + " instance '" + h->config_.name +
-                        "': key 'stock_fallback' = 'refuse': added mass needs Nereid's "
+      throw ConfigError(std::string(kName) + " instance '" + h->config_.name + "': key '" +
+                        hydrodynamics_keys::kStockFallback.name + "' = 'refuse': added mass needs Nereid's "
                         "engine (nereid::Simulation, `nereid run`), which puts M_A into the "
                         "mass matrix; plain MuJoCo cannot. Use stock_fallback=drop to run "
                         "without added mass.");
@@ -117,8 +115,7 @@ std::unique_ptr<Hydrodynamics> Hydrodynamics::Create(const mjModel* m, mjData*, 
     }
   }
   h->use_added_mass_ = h->config_.has_added_mass() && h->engine_owned_;
-  std::vector<int> currents = FindPluginInstances(m, kCurrentPlugin);
-  h->current_instance_ = currents.empty() ? -1 : currents.front();
+  h->current_instance_ = FindCurrentInstance(m);
   h->chain_ = BodyDofChain(m, h->config_.body);
   h->free_dof_ = FreeJointDof(m, h->config_.body);
   return h;

@@ -15,16 +15,30 @@
 
 #include <mujoco/mujoco.h>
 
+#include "common/config_key.h"
 #include "nereid/plugins.h"
 
 namespace nereid {
 
+// The <config> keys, in README.md's order.
+namespace hydrodynamics_keys {
+inline constexpr ConfigKey kBody{"body", "—", nullptr, false,
+                                 "required, unless the instance is attached to a body in MJCF"};
+inline constexpr ConfigKey kAddedMass{"added_mass", "kg (linear), kg m (coupling), kg m² (angular)", nullptr, true};
+inline constexpr ConfigKey kLinearDamping{"linear_damping", "kg/s (N s/m), kg m/s, kg m²/s (N m s/rad)", nullptr, true};
+inline constexpr ConfigKey kQuadraticDamping{"quadratic_damping", "kg/m (N s²/m²), kg m² (N m s²/rad²)", nullptr, true};
+inline constexpr ConfigKey kFrame{"frame", "—", "frd"};
+inline constexpr ConfigKey kReferencePoint{"reference_point", "m", "0 0 0"};
+inline constexpr ConfigKey kStockFallback{"stock_fallback", "—", "drop"};
+inline constexpr std::array kAll{kBody, kAddedMass, kLinearDamping, kQuadraticDamping, kFrame, kReferencePoint,
+                                 kStockFallback};
+static_assert(DistinctNames(kAll));
+}  // namespace hydrodynamics_keys
+
 class Hydrodynamics final {
  public:
   static constexpr const char* kName = kHydrodynamicsPlugin;
-  static constexpr const char* kAttributes[] = {
-      "body", "added_mass", "linear_damping", "quadratic_damping", "frame",
-      "reference_point", "stock_fallback"};
+  static constexpr auto kAttributes = KeyNames(hydrodynamics_keys::kAll);
 
   static std::unique_ptr<Hydrodynamics> Create(const mjModel* m, mjData* d, int instance);
   static void RegisterPlugin();

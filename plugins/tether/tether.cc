@@ -50,61 +50,60 @@ Config Config::FromModel(const mjModel* m, int instance) {
                       "the segment bodies are named after it");
   }
   c.name = name;
-  if (std::optional<std::string> model = reader.Raw("model")) {
-    if (*model == "lumped") {
-      c.model = Model::kLumped;
-    } else if (*model == "analytic") {
-      c.model = Model::kAnalytic;
-    } else {
-      reader.Fail("model", "expected 'lumped' or 'analytic'");
-    }
+  namespace k = tether_keys;
+  const std::string model = *reader.Text(k::kModel);
+  if (model == "lumped") {
+    c.model = Model::kLumped;
+  } else if (model == "analytic") {
+    c.model = Model::kAnalytic;
+  } else {
+    reader.Fail(k::kModel, "expected 'lumped' or 'analytic'");
   }
-  c.site = reader.Raw("site").value_or("");
+  c.site = reader.Raw(k::kSite).value_or("");
   if (!c.site.empty() && mj_name2id(m, mjOBJ_SITE, c.site.c_str()) < 0) {
-    reader.Fail("site", "no site of that name in the model");
+    reader.Fail(k::kSite, "no site of that name in the model");
   }
   if (c.site.empty() && c.model == Model::kAnalytic) {
-    reader.FailMissing("site", "the vehicle site the analytic tether force acts at");
+    reader.FailMissing(k::kSite, "the vehicle site the analytic tether force acts at");
   }
-  c.anchor_body = reader.Raw("anchor_body").value_or("");
-  if (!c.anchor_body.empty() && c.anchor_body != "world" &&
-      mj_name2id(m, mjOBJ_BODY, c.anchor_body.c_str()) < 0) {
-    reader.Fail("anchor_body", "no body of that name in the model");
+  c.anchor_body = *reader.Text(k::kAnchorBody);
+  if (c.anchor_body != "world" && mj_name2id(m, mjOBJ_BODY, c.anchor_body.c_str()) < 0) {
+    reader.Fail(k::kAnchorBody, "no body of that name in the model");
   }
   if (c.anchor_body == "world") c.anchor_body.clear();
-  c.anchor_point = reader.Vector3("anchor_point", false).value_or(Vec3::Zero());
+  c.anchor_point = *reader.Vector3(k::kAnchorPoint);
 
-  c.length = reader.Numbers("length", 1, true)->front();
-  if (!(c.length > 0)) reader.Fail("length", "must be > 0 (m)");
-  c.diameter = reader.Numbers("diameter", 1, true)->front();
-  if (!(c.diameter > 0)) reader.Fail("diameter", "must be > 0 (m)");
-  c.mass_per_metre = reader.Numbers("mass_per_metre", 1, true)->front();
-  if (!(c.mass_per_metre > 0)) reader.Fail("mass_per_metre", "must be > 0 (kg/m, in air)");
+  c.length = reader.Numbers(k::kLength, 1)->front();
+  if (!(c.length > 0)) reader.Fail(k::kLength, "must be > 0 (m)");
+  c.diameter = reader.Numbers(k::kDiameter, 1)->front();
+  if (!(c.diameter > 0)) reader.Fail(k::kDiameter, "must be > 0 (m)");
+  c.mass_per_metre = reader.Numbers(k::kMassPerMetre, 1)->front();
+  if (!(c.mass_per_metre > 0)) reader.Fail(k::kMassPerMetre, "must be > 0 (kg/m, in air)");
   if (c.model == Model::kLumped) {
-    const double segments = reader.Numbers("segments", 1, true)->front();
+    if (!reader.Has(k::kSegments)) reader.FailMissing(k::kSegments, "1 numbers");
+    const double segments = reader.Number(k::kSegments);
     if (!(segments >= 1) || segments != std::floor(segments) || segments > kMaxSegments) {
-      reader.Fail("segments", "must be a whole number in 1.." + std::to_string(kMaxSegments) +
-                                  " (a chain of bodies: its mass matrix is dense, so loading and "
-                                  "every step grow with segments^3; about 10 s to load 500)");
+      reader.Fail(k::kSegments, "must be a whole number in 1.." + std::to_string(kMaxSegments) +
+                                    " (a chain of bodies: its mass matrix is dense, so loading and "
+                                    "every step grow with segments^3; about 10 s to load 500)");
     }
     c.segments = static_cast<int>(segments);
   } else {
-    c.segments = static_cast<int>(reader.Number("segments", 1));
+    c.segments = static_cast<int>(reader.Number(k::kSegments));
   }
-  c.cd_normal = reader.Number("cd_normal", c.cd_normal);
-  if (!(c.cd_normal >= 0)) reader.Fail("cd_normal", "must be >= 0");
-  c.cd_tangential = reader.Number("cd_tangential", c.cd_tangential);
-  if (!(c.cd_tangential >= 0)) reader.Fail("cd_tangential", "must be >= 0");
-  c.axial_stiffness = reader.Number("axial_stiffness", 0);
-  if (!(c.axial_stiffness >= 0)) reader.Fail("axial_stiffness", "must be >= 0 (EA, N; 0 or absent: inextensible)");
-  c.bending_damping = reader.Number("bending_damping", 0);
-  if (!(c.bending_damping >= 0)) reader.Fail("bending_damping", "must be >= 0 (N m s/rad)");
-  c.added_mass_coefficient = reader.Number("added_mass_coefficient", c.added_mass_coefficient);
-  if (!(c.added_mass_coefficient >= 0)) reader.Fail("added_mass_coefficient", "must be >= 0");
-  c.fluid_density = reader.Number("fluid_density", c.fluid_density);
-  if (!(c.fluid_density > 0)) reader.Fail("fluid_density", "must be > 0 (kg/m^3)");
-  c.analytic_weight_factor = reader.Number("analytic_weight_factor", c.analytic_weight_factor);
-  if (!(c.analytic_weight_factor >= 0)) reader.Fail("analytic_weight_factor", "must be >= 0");
+  // non-negative coefficients with their rules
+  struct Rule { const ConfigKey& key; double* value; bool positive; const char* text; };
+  for (const Rule& rule : {Rule{k::kCdNormal, &c.cd_normal, false, "must be >= 0"},
+                           Rule{k::kCdTangential, &c.cd_tangential, false, "must be >= 0"},
+                           Rule{k::kAxialStiffness, &c.axial_stiffness, false,
+                                "must be >= 0 (EA, N; 0 or absent: inextensible)"},
+                           Rule{k::kBendingDamping, &c.bending_damping, false, "must be >= 0 (N m s/rad)"},
+                           Rule{k::kAddedMassCoefficient, &c.added_mass_coefficient, false, "must be >= 0"},
+                           Rule{k::kFluidDensity, &c.fluid_density, true, "must be > 0 (kg/m^3)"},
+                           Rule{k::kAnalyticWeightFactor, &c.analytic_weight_factor, false, "must be >= 0"}}) {
+    *rule.value = reader.Number(rule.key);
+    if (!(rule.positive ? *rule.value > 0 : *rule.value >= 0)) reader.Fail(rule.key, rule.text);
+  }
   return c;
 }
 
@@ -114,8 +113,7 @@ std::unique_ptr<Tether> Tether::Create(const mjModel* m, mjData*, int instance) 
   auto t = std::make_unique<Tether>();
   t->config_ = tether::Config::FromModel(m, instance);
   const tether::Config& c = t->config_;
-  std::vector<int> currents = FindPluginInstances(m, kCurrentPlugin);
-  t->current_instance_ = currents.empty() ? -1 : currents.front();
+  t->current_instance_ = FindCurrentInstance(m);
   if (!c.site.empty()) {
     t->site_ = mj_name2id(m, mjOBJ_SITE, c.site.c_str());
     t->site_body_ = m->site_bodyid[t->site_];

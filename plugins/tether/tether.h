@@ -11,9 +11,36 @@
 
 #include <mujoco/mujoco.h>
 
+#include "common/config_key.h"
 #include "nereid/tether.h"
 
 namespace nereid {
+
+// The <config> keys, in README.md's order. The defaults equal tether::Config's member
+// initialisers (tests/plugins/keys_test.cc checks that they do).
+namespace tether_keys {
+inline constexpr ConfigKey kModel{"model", "—", "lumped"};
+inline constexpr ConfigKey kSite{"site", "—", nullptr, false,
+                                 "required for `analytic`; optional for `lumped` (absent: a free end, e.g. a "
+                                 "hanging cable)"};
+inline constexpr ConfigKey kAnchorBody{"anchor_body", "—", "world"};
+inline constexpr ConfigKey kAnchorPoint{"anchor_point", "m", "0 0 0"};
+inline constexpr ConfigKey kLength{"length", "m", nullptr, true};
+inline constexpr ConfigKey kSegments{"segments", "—", "1", false, "**required** (`lumped`); `1` (`analytic`)"};
+inline constexpr ConfigKey kDiameter{"diameter", "m", nullptr, true};
+inline constexpr ConfigKey kMassPerMetre{"mass_per_metre", "kg/m", nullptr, true};
+inline constexpr ConfigKey kCdNormal{"cd_normal", "—", "1.2"};
+inline constexpr ConfigKey kCdTangential{"cd_tangential", "—", "0.01"};
+inline constexpr ConfigKey kAxialStiffness{"axial_stiffness", "N", "0", false, "`0` (inextensible)"};
+inline constexpr ConfigKey kBendingDamping{"bending_damping", "N m s/rad", "0"};
+inline constexpr ConfigKey kAddedMassCoefficient{"added_mass_coefficient", "—", "1"};
+inline constexpr ConfigKey kFluidDensity{"fluid_density", "kg/m³", "1000"};
+inline constexpr ConfigKey kAnalyticWeightFactor{"analytic_weight_factor", "—", "1.2"};
+inline constexpr std::array kAll{kModel, kSite, kAnchorBody, kAnchorPoint, kLength, kSegments, kDiameter,
+                                 kMassPerMetre, kCdNormal, kCdTangential, kAxialStiffness, kBendingDamping,
+                                 kAddedMassCoefficient, kFluidDensity, kAnalyticWeightFactor};
+static_assert(DistinctNames(kAll));
+}  // namespace tether_keys
 
 // While alive on this thread, a lumped instance whose segment bodies are missing loads
 // dormant instead of failing: ExpandTethers compiles the unexpanded spec to read it.
@@ -29,10 +56,7 @@ class TetherExpansionScope {
 class Tether final {
  public:
   static constexpr const char* kName = kTetherPlugin;
-  static constexpr const char* kAttributes[] = {
-      "model", "site", "anchor_body", "anchor_point", "length", "segments", "diameter",
-      "cd_normal", "cd_tangential", "mass_per_metre", "axial_stiffness", "bending_damping",
-      "added_mass_coefficient", "fluid_density", "analytic_weight_factor"};
+  static constexpr auto kAttributes = KeyNames(tether_keys::kAll);
 
   static std::unique_ptr<Tether> Create(const mjModel* m, mjData* d, int instance);
   static void RegisterPlugin();

@@ -15,7 +15,7 @@ namespace nereid {
 namespace {
 
 // "x0 y0 x1 y1 ..." into two lists
-void ReadPairs(const ConfigReader& config, const char* key, std::vector<double>* x,
+void ReadPairs(const ConfigReader& config, const ConfigKey& key, std::vector<double>* x,
                std::vector<double>* y) {
   const std::vector<double> values = *config.Numbers(key);
   if (values.size() % 2 != 0) {
@@ -35,29 +35,30 @@ std::string ActuatorName(const mjModel* m, int a) {
 }  // namespace
 
 ThrusterModel ThrusterModelFromModel(const mjModel* m, int instance) {
+  namespace k = thruster_keys;
   ConfigReader config(m, instance, kThrusterPlugin);
   ThrusterModel model;
-  const std::optional<std::string> input = config.Raw("input");
-  if (!input) config.FailMissing("input", "normalized, pwm, rpm or thrust");
+  const std::optional<std::string> input = config.Raw(k::kInput);
+  if (!input) config.FailMissing(k::kInput, "normalized, pwm, rpm or thrust");
   if (!ParseThrusterInput(*input, &model.input)) {
-    config.Fail("input", "expected 'normalized', 'pwm', 'rpm' or 'thrust'");
+    config.Fail(k::kInput, "expected 'normalized', 'pwm', 'rpm' or 'thrust'");
   }
-  if (config.Has("command_map")) ReadPairs(config, "command_map", &model.map_command, &model.map_rpm);
-  if (config.Has("thrust_curve")) ReadPairs(config, "thrust_curve", &model.curve_rpm, &model.curve_thrust);
-  if (std::optional<std::vector<double>> k = config.Numbers("thrust_coefficient", 2, false)) {
-    model.k_forward = (*k)[0];
-    model.k_reverse = (*k)[1];
+  if (config.Has(k::kCommandMap)) ReadPairs(config, k::kCommandMap, &model.map_command, &model.map_rpm);
+  if (config.Has(k::kThrustCurve)) ReadPairs(config, k::kThrustCurve, &model.curve_rpm, &model.curve_thrust);
+  if (std::optional<std::vector<double>> coefficients = config.Numbers(k::kThrustCoefficient, 2)) {
+    model.k_forward = (*coefficients)[0];
+    model.k_reverse = (*coefficients)[1];
     if (model.k_forward <= 0 || model.k_reverse <= 0) {
-      config.Fail("thrust_coefficient", "both coefficients must be > 0 (N/rpm^2)");
+      config.Fail(k::kThrustCoefficient, "both coefficients must be > 0 (N/rpm^2)");
     }
   }
-  model.thrust_loss = config.Number("thrust_loss", 0.0);
-  model.time_constant = config.Number("time_constant", 0.0);
-  if (std::optional<std::vector<double>> limits = config.Numbers("thrust_limits", 2, false)) {
+  model.thrust_loss = config.Number(k::kThrustLoss);
+  model.time_constant = config.Number(k::kTimeConstant);
+  if (std::optional<std::vector<double>> limits = config.Numbers(k::kThrustLimits, 2)) {
     model.thrust_min = (*limits)[0];
     model.thrust_max = (*limits)[1];
   }
-  if (std::optional<std::vector<double>> band = config.Numbers("dead_band", 2, false)) {
+  if (std::optional<std::vector<double>> band = config.Numbers(k::kDeadBand, 2)) {
     model.dead_band = std::make_pair((*band)[0], (*band)[1]);
   }
   model.Validate(config.where());
@@ -89,8 +90,7 @@ std::unique_ptr<Thruster> Thruster::Create(const mjModel* m, mjData*, int instan
     }
     t->actuators_.push_back(a);
   }
-  std::vector<int> currents = FindPluginInstances(m, kCurrentPlugin);
-  t->current_instance_ = currents.empty() ? -1 : currents.front();
+  t->current_instance_ = FindCurrentInstance(m);
   return t;
 }
 

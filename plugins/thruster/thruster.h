@@ -15,15 +15,14 @@
 
 #include "nereid/plugins.h"
 #include "nereid/thruster_model.h"
+#include "thruster/thruster_keys.h"
 
 namespace nereid {
 
 class Thruster final {
  public:
   static constexpr const char* kName = kThrusterPlugin;
-  static constexpr const char* kAttributes[] = {
-      "input", "command_map", "thrust_coefficient", "thrust_curve", "thrust_loss",
-      "time_constant", "thrust_limits", "dead_band"};
+  static constexpr auto kAttributes = KeyNames(thruster_keys::kAll);
 
   static std::unique_ptr<Thruster> Create(const mjModel* m, mjData* d, int instance);
   static void RegisterPlugin();

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "nereid/error.h"
+#include "thruster/thruster_keys.h"
 
 namespace nereid {
 namespace {
@@ -63,44 +64,49 @@ double Interpolate(const std::vector<double>& x, const std::vector<double>& y, d
 }
 
 void ThrusterModel::Validate(const std::string& where) const {
+  namespace k = thruster_keys;
+  const std::string coefficient = k::kThrustCoefficient.name, curve = k::kThrustCurve.name,
+                    map = k::kCommandMap.name, limits = k::kThrustLimits.name, band = k::kDeadBand.name;
   const bool parametric = k_forward > 0 || k_reverse > 0;
   if (parametric == !curve_rpm.empty()) {
-    throw ConfigError(where + ": give exactly one of 'thrust_coefficient' (k_forward k_reverse) "
-                      "and 'thrust_curve' (rpm thrust pairs)");
+    throw ConfigError(where + ": give exactly one of '" + coefficient + "' (k_forward k_reverse) and '" + curve +
+                      "' (rpm thrust pairs)");
   }
   if (parametric && (k_forward <= 0 || k_reverse <= 0)) {
-    throw ConfigError(where + ": key 'thrust_coefficient': both coefficients must be > 0 (got " +
+    throw ConfigError(where + ": key '" + coefficient + "': both coefficients must be > 0 (got " +
                       Num(k_forward) + " " + Num(k_reverse) + ")");
   }
   if (!curve_rpm.empty()) {
-    CheckTable(curve_rpm, curve_thrust, where, "thrust_curve", "rpm", "thrust");
+    CheckTable(curve_rpm, curve_thrust, where, k::kThrustCurve.name, "rpm", "thrust");
   }
   if (input == ThrusterInput::kPwm) {
     if (map_command.empty()) {
-      throw ConfigError(where + ": input 'pwm' needs key 'command_map' (pwm rpm pairs)");
+      throw ConfigError(where + ": input 'pwm' needs key '" + map + "' (pwm rpm pairs)");
     }
-    CheckTable(map_command, map_rpm, where, "command_map", "commands", "rpm");
+    CheckTable(map_command, map_rpm, where, k::kCommandMap.name, "commands", "rpm");
   }
   if (thrust_min > thrust_max) {
-    throw ConfigError(where + ": key 'thrust_limits': min > max (" + Num(thrust_min) + " > " +
+    throw ConfigError(where + ": key '" + limits + "': min > max (" + Num(thrust_min) + " > " +
                       Num(thrust_max) + ")");
   }
   if (thrust_min > 0 || thrust_max < 0) {
-    throw ConfigError(where + ": key 'thrust_limits' must contain 0 (got " + Num(thrust_min) + " " +
+    throw ConfigError(where + ": key '" + limits + "' must contain 0 (got " + Num(thrust_min) + " " +
                       Num(thrust_max) + ")");
   }
   if (input == ThrusterInput::kNormalized && (!std::isfinite(thrust_min) || !std::isfinite(thrust_max))) {
-    throw ConfigError(where + ": input 'normalized' needs key 'thrust_limits' (min max, N)");
+    throw ConfigError(where + ": input 'normalized' needs key '" + limits + "' (min max, N)");
   }
   if (dead_band && dead_band->first > dead_band->second) {
-    throw ConfigError(where + ": key 'dead_band': low > high (" + Num(dead_band->first) + " > " +
+    throw ConfigError(where + ": key '" + band + "': low > high (" + Num(dead_band->first) + " > " +
                       Num(dead_band->second) + ")");
   }
   if (thrust_loss < 0) {
-    throw ConfigError(where + ": key 'thrust_loss' = '" + Num(thrust_loss) + "': must be >= 0");
+    throw ConfigError(where + ": key '" + std::string(k::kThrustLoss.name) + "' = '" + Num(thrust_loss) +
+                      "': must be >= 0");
   }
   if (time_constant < 0) {
-    throw ConfigError(where + ": key 'time_constant' = '" + Num(time_constant) + "': must be >= 0 s");
+    throw ConfigError(where + ": key '" + std::string(k::kTimeConstant.name) + "' = '" + Num(time_constant) +
+                      "': must be >= 0 s");
   }
 }
 

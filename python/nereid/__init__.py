@@ -13,18 +13,15 @@ Nereid's engine on MuJoCo's own objects (docs/python.md):
     model, data = nereid.load(nereid.model_path("bluerov2_heavy"))  # mujoco.MjModel, MjData
     nereid.step(model, data, nstep=100)
 """
-import os
 
 from ._nereid import BatchEnv, DivergenceError, Error, MuJoCoError, Stepper, tasks  # noqa: F401
 from ._nereid import default_model_dir as _compiled_model_dir
 
 
 def model_dir() -> str:
-    """The models folder: $NEREID_MODEL_DIR, the installed package's, or the source tree's."""
-    if os.environ.get("NEREID_MODEL_DIR"):
-        return os.environ["NEREID_MODEL_DIR"]
-    packaged = os.path.join(os.path.dirname(__file__), "models")
-    return packaged if os.path.isdir(packaged) else _compiled_model_dir()
+    """The models folder, by the engine's one rule (include/nereid/paths.h): $NEREID_MODEL_DIR,
+    the source tree's while it exists, else the copy installed beside the library (this package's)."""
+    return _compiled_model_dir()
 
 
 from .engine import (engine_scope, forward, get_state, load, make_data, model_path, release,  # noqa: F401,E402

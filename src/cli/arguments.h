@@ -1,10 +1,23 @@
 // Copyright Nereid authors.
-// Command-line argument helpers shared by `nereid` and `nereid-view`.
+// The command-line parser of `nereid` and `nereid-view`: CLI11 (Debian's libcli11-dev),
+// with Nereid's conventions on top. A mistake is a Usage (exit status 2, with the
+// program's usage text); messages name the flag and the value given; a value one of
+// Nereid's parsers refuses (an integrator, a constraint method) lists the accepted ones;
+// a number out of its range states the range.
 #ifndef NEREID_SRC_CLI_ARGUMENTS_H_
 #define NEREID_SRC_CLI_ARGUMENTS_H_
 
-#include <cstdlib>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <type_traits>
+#include <functional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <CLI/CLI.hpp>
 
 namespace nereid::cli {
 
@@ -13,18 +26,77 @@ struct Usage {
   std::string message;
 };
 
-inline double ParseDouble(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  const double x = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0') throw Usage{flag + " expects a number, got '" + text + "'"};
-  return x;
+// --help or -h: the program prints its usage text and exits 0.
+struct Help {};
+
+// One command's options. Add them to app(), then Parse. For --help the program prints its
+// own usage text (Parse throws Help), the usage documented in README.md.
+class Parser {
+ public:
+  explicit Parser(const std::string& name) : app_(std::string(), name) {
+    app_.allow_extras(false);
+    app_.positionals_at_end(false);
+  }
+  CLI::App& app() { return app_; }
+
+  // Parses `args` (the words after the program or command name). Throws Usage, or Help.
+  void Parse(std::vector<std::string> args) {
+    std::reverse(args.begin(), args.end());  // CLI11 takes them last first
+    try {
+      app_.parse(args);
+    } catch (const CLI::CallForHelp&) {
+      throw Help{};
+    } catch (const CLI::ParseError& e) {
+      throw Usage{e.what()};
+    }
+  }
+
+ private:
+  CLI::App app_;
+};
+
+// A flag whose text Nereid's `parse` reads (bool parse(std::string_view, T*)); `set` gets
+// the value. Anything else: "FLAG: expects ACCEPTED, got 'TEXT'".
+template <class T, class Parse>
+CLI::Option* AddParsed(CLI::App& app, const std::string& flag, Parse parse, const std::string& accepted,
+                       std::function<void(const T&)> set, const std::string& help = "") {
+  return app.add_option_function<std::string>(
+      flag,
+      [=](const std::string& text) {
+        T value;
+        if (!parse(text, &value)) throw CLI::ValidationError(flag, "expects " + accepted + ", got '" + text + "'");
+        set(value);
+      },
+      help);
 }
 
-inline long ParseLong(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  const long x = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0') throw Usage{flag + " expects an integer, got '" + text + "'"};
-  return x;
+// A number (double or integer) within [lo, hi]: "FLAG: must be in LO..HI, got X".
+template <class T>
+CLI::Option* AddNumber(CLI::App& app, const std::string& flag, std::function<void(const T&)> set, T lo, T hi,
+                       const std::string& help = "") {
+  return app.add_option_function<T>(
+      flag,
+      [=](const T& value) {
+        if (!(value >= lo && value <= hi)) {
+          auto text = [](T x) {
+            if constexpr (std::is_integral_v<T>) {
+              return std::to_string(x);
+            } else {
+              char buffer[32];
+              std::snprintf(buffer, sizeof(buffer), "%g", static_cast<double>(x));
+              return std::string(buffer);
+            }
+          };
+          throw CLI::ValidationError(flag, "must be in " + text(lo) + ".." + text(hi) + ", got " + text(value));
+        }
+        set(value);
+      },
+      help);
+}
+
+// The one positional argument a command takes (its input file).
+inline CLI::Option* AddInput(CLI::App& app, std::string* input, const std::string& name) {
+  return app.add_option(name, *input, name);
 }
 
 }  // namespace nereid::cli

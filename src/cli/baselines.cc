@@ -86,40 +86,20 @@ int Baselines(const std::vector<std::string>& args, const std::string& model_dir
   bool mpc = true;
   double mpc_period = 0.1;
   long mpc_horizon = 20;
-  std::string mpc_prediction = "full";
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= args.size()) throw Usage{a + " needs a value"};
-      return args[++i];
-    };
-    if (a == "--episodes") {
-      episodes = ParseLong(a, value());
-    } else if (a == "--seed") {
-      seed = ParseLong(a, value());
-    } else if (a == "--out") {
-      out = value();
-    } else if (a == "--no-mpc") {
-      mpc = false;
-    } else if (a == "--mpc-period") {
-      mpc_period = ParseDouble(a, value());
-    } else if (a == "--mpc-horizon") {
-      mpc_horizon = ParseLong(a, value());
-    } else if (a == "--mpc-prediction") {
-      mpc_prediction = value();
-    } else if (!a.empty() && a[0] == '-') {
-      throw Usage{"unknown baselines option '" + a + "'"};
-    } else if (task.empty()) {
-      task = a;
-    } else {
-      throw Usage{"baselines takes one TASK, got '" + task + "' and '" + a + "'"};
-    }
-  }
+  MpcPrediction mpc_prediction = MpcPrediction::kFull;
+  Parser parser("baselines");
+  CLI::App& app = parser.app();
+  AddInput(app, &task, "task");
+  AddNumber<long>(app, "--episodes", [&](const long& x) { episodes = x; }, 1, kMaxEpisodes);
+  AddNumber<long>(app, "--seed", [&](const long& x) { seed = x; }, 0, std::numeric_limits<long>::max());
+  app.add_option("--out", out);
+  app.add_flag_callback("--no-mpc", [&] { mpc = false; });
+  app.add_option("--mpc-period", mpc_period);
+  AddNumber<long>(app, "--mpc-horizon", [&](const long& x) { mpc_horizon = x; }, 1, MpcOptions::kMaxHorizon);
+  AddParsed<MpcPrediction>(app, "--mpc-prediction", ParseMpcPrediction, "seed or full",
+                           [&](const MpcPrediction& x) { mpc_prediction = x; });
+  parser.Parse(args);
   if (task.empty()) throw Usage{"baselines needs a TASK (e.g. BlueROV2StationKeeping-v0)"};
-  if (episodes < 1 || episodes > kMaxEpisodes) {
-    throw Usage{"--episodes must be in 1.." + std::to_string(kMaxEpisodes) + ", got " + std::to_string(episodes)};
-  }
-  if (seed < 0) throw Usage{"--seed must be >= 0, got " + std::to_string(seed)};
   const int n = static_cast<int>(episodes);
   const uint64_t s0 = static_cast<uint64_t>(seed);
   const rl::TaskSpec& spec = rl::FindTask(task);  // throws, listing the tasks, if unknown
@@ -155,9 +135,7 @@ int Baselines(const std::vector<std::string>& args, const std::string& model_dir
       MpcOptions options;
       options.control_period = mpc_period;
       options.horizon = static_cast<int>(mpc_horizon);
-      if (!ParseMpcPrediction(mpc_prediction, &options.prediction)) {
-        throw Usage{"--mpc-prediction expects seed or full, got '" + mpc_prediction + "'"};
-      }
+      options.prediction = mpc_prediction;
       MpcStationPolicy policy(batch.env(0), options);  // the nominal model: before any reset
       Score score = Evaluate(batch, n, s0, [&] { policy.Reset(); }, [&](float* a) { policy.Act(a); });
       score.extra = {{"control_period_s", options.control_period},

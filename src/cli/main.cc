@@ -19,6 +19,7 @@
 #include "cli/python.h"
 #include "nereid/error.h"
 #include "nereid/mpc.h"
+#include "nereid/paths.h"
 #include "nereid/rl.h"
 #include "nereid/runner.h"
 
@@ -49,98 +50,47 @@ constexpr char kUsage[] =
     "      on the same episodes of an RL task (episode k: seed S + k, default 10000).\n"
     "  nereid version\n";
 
-using nereid::cli::ParseDouble;
-using nereid::cli::ParseLong;
 using nereid::cli::Usage;
 namespace fs = std::filesystem;
 
-std::string DefaultModelDir(const char* argv0) {
-  if (const char* env = std::getenv("NEREID_MODEL_DIR")) return env;
-  if (std::filesystem::exists(NEREID_SOURCE_MODEL_DIR)) return NEREID_SOURCE_MODEL_DIR;
-  std::error_code ec;
-  const auto exe = std::filesystem::canonical(argv0, ec);
-  return (exe.parent_path().parent_path() / "share" / "nereid" / "models").string();
-}
-
+// The options `nereid run` and `nereid-view` share: the model or scenario and how it is stepped.
 int Run(const std::vector<std::string>& args) {
   nereid::RunOptions options;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= args.size()) throw Usage{a + " needs a value"};
-      return args[++i];
-    };
-    if (a == "--duration") {
-      options.duration = ParseDouble(a, value());
-    } else if (a == "--dt") {
-      options.dt = ParseDouble(a, value());
-    } else if (a == "--integrator") {
-      nereid::Integrator integrator;
-      const std::string v = value();
-      if (!nereid::ParseIntegrator(v, &integrator)) {
-        throw Usage{"--integrator expects euler, rk4 or implicitfast, got '" + v + "'"};
-      }
-      options.integrator = integrator;
-    } else if (a == "--engine") {
-      nereid::Engine engine;
-      const std::string v = value();
-      if (!nereid::ParseEngine(v, &engine)) throw Usage{"--engine expects nereid or mujoco, got '" + v + "'"};
-      options.engine = engine;
-    } else if (a == "--constraints") {
-      nereid::ConstraintMethod method;
-      const std::string v = value();
-      if (!nereid::ParseConstraintMethod(v, &method)) {
-        throw Usage{"--constraints expects mujoco or uk, got '" + v + "'"};
-      }
-      options.constraints = method;
-    } else if (a == "--out") {
-      options.out_dir = value();
-    } else if (a == "--record-every") {
-      const long every = ParseLong(a, value());
-      if (every < 1 || every > 1000000000) throw Usage{"--record-every must be in 1..1000000000, got " + std::to_string(every)};
-      options.record_every = static_cast<int>(every);
-    } else if (!a.empty() && a[0] == '-') {
-      throw Usage{"unknown option '" + a + "'"};
-    } else if (options.input.empty()) {
-      options.input = a;
-    } else {
-      throw Usage{"unexpected argument '" + a + "'"};
-    }
-  }
+  nereid::cli::Parser parser("run");
+  CLI::App& app = parser.app();
+  nereid::cli::AddInput(app, &options.input, "input");
+  app.add_option_function<double>("--duration", [&](const double& x) { options.duration = x; });
+  app.add_option_function<double>("--dt", [&](const double& x) { options.dt = x; });
+  nereid::cli::AddParsed<nereid::Integrator>(app, "--integrator", nereid::ParseIntegrator, "euler, rk4 or implicitfast",
+                                             [&](const nereid::Integrator& x) { options.integrator = x; });
+  nereid::cli::AddParsed<nereid::Engine>(app, "--engine", nereid::ParseEngine, "nereid or mujoco",
+                                         [&](const nereid::Engine& x) { options.engine = x; });
+  nereid::cli::AddParsed<nereid::ConstraintMethod>(app, "--constraints", nereid::ParseConstraintMethod,
+                                                   "mujoco or uk",
+                                                   [&](const nereid::ConstraintMethod& x) { options.constraints = x; });
+  app.add_option("--out", options.out_dir);
+  nereid::cli::AddNumber<long>(app, "--record-every", [&](const long& x) { options.record_every = static_cast<int>(x); },
+                               1, 1000000000);
+  parser.Parse(args);
   if (options.input.empty()) throw Usage{"run needs a MODEL.xml or SCENARIO.json"};
   const nereid::RunResult result = nereid::Run(options, &std::cout);
   return result.diverged ? 3 : result.mujoco_error ? 1 : 0;
 }
 
-int Bench(const std::vector<std::string>& args, const char* argv0) {
+int Bench(const std::vector<std::string>& args) {
   nereid::BenchOptions options;
-  options.model_dir = DefaultModelDir(argv0);
+  options.model_dir = nereid::DefaultModelDir();
   std::string out;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= args.size()) throw Usage{a + " needs a value"};
-      return args[++i];
-    };
-    if (a == "--out") {
-      out = value();
-    } else if (a == "--models") {
-      options.model_dir = value();
-    } else if (a == "--steps") {
-      options.steps_per_sample = ParseLong(a, value());
-    } else if (a == "--samples") {
-      options.samples = static_cast<int>(ParseLong(a, value()));
-    } else if (a == "--no-rl") {
-      options.rl = false;
-    } else if (a == "--no-mpc") {
-      options.mpc = false;
-    } else if (a == "--rl-steps") {
-      options.rl_env_steps = ParseLong(a, value());
-    } else {
-      throw Usage{"unknown bench option '" + a + "'"};
-    }
-  }
-  if (options.steps_per_sample < 1 || options.samples < 1) throw Usage{"--steps and --samples must be >= 1"};
+  nereid::cli::Parser parser("bench");
+  CLI::App& app = parser.app();
+  app.add_option("--out", out);
+  app.add_option("--models", options.model_dir);
+  nereid::cli::AddNumber<long>(app, "--steps", [&](const long& x) { options.steps_per_sample = x; }, 1, 1000000000);
+  nereid::cli::AddNumber<long>(app, "--samples", [&](const long& x) { options.samples = static_cast<int>(x); }, 1, 100000);
+  app.add_flag_callback("--no-rl", [&] { options.rl = false; });
+  app.add_flag_callback("--no-mpc", [&] { options.mpc = false; });
+  nereid::cli::AddNumber<long>(app, "--rl-steps", [&](const long& x) { options.rl_env_steps = x; }, 1, 1000000000);
+  parser.Parse(args);
   nereid::BenchReport report = nereid::RunBenchmarks(options);
   if (options.rl) nereid::RunRlBenchmarks(options, &report);
 #ifdef NEREID_HAVE_MPC
@@ -207,15 +157,10 @@ int Bench(const std::vector<std::string>& args, const char* argv0) {
 int Validate(const std::vector<std::string>& args) {
   const fs::path root = nereid::cli::SourceRoot();
   std::string out = (root / "docs").string(), work = "results/validation";
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--out" || a == "--work") {
-      if (i + 1 >= args.size()) throw Usage{a + " needs a value"};
-      (a == "--out" ? out : work) = args[++i];
-    } else {
-      throw Usage{"unknown validate option '" + a + "'"};
-    }
-  }
+  nereid::cli::Parser parser("validate");
+  parser.app().add_option("--out", out);
+  parser.app().add_option("--work", work);
+  parser.Parse(args);
   const char* env_script = std::getenv("NEREID_VALIDATE_SCRIPT");
   const fs::path script = env_script ? fs::path(env_script) : root / "tools" / "validate.py";
   if (!fs::exists(script)) {
@@ -251,19 +196,26 @@ int main(int argc, char** argv) {
   args.erase(args.begin());
   try {
     if (command == "run") return Run(args);
-    if (command == "bench") return Bench(args, argv[0]);
+    if (command == "bench") return Bench(args);
     if (command == "crosscheck") return nereid::cli::Crosscheck(args);
     if (command == "validate") return Validate(args);
-    if (command == "baselines") return nereid::cli::Baselines(args, DefaultModelDir(argv[0]));
+    if (command == "baselines") return nereid::cli::Baselines(args, nereid::DefaultModelDir());
     if (command == "info") {
-      if (args.size() != 1) throw Usage{"info needs exactly one MODEL.xml"};
-      return nereid::InfoCommand(args[0]);
+      std::string model;
+      nereid::cli::Parser parser("info");
+      nereid::cli::AddInput(parser.app(), &model, "model");
+      parser.Parse(args);
+      if (model.empty()) throw Usage{"info needs a MODEL.xml"};
+      return nereid::InfoCommand(model);
     }
     if (command == "version") {
       std::cout << "nereid " << NEREID_VERSION << " (MuJoCo " << mj_versionString() << ")\n";
       return 0;
     }
     throw Usage{"unknown command '" + command + "'"};
+  } catch (const nereid::cli::Help&) {
+    std::cout << kUsage;
+    return 0;
   } catch (const Usage& u) {
     std::cerr << "nereid: " << u.message << "\n" << kUsage;
     return 2;

@@ -37,11 +37,6 @@ void CheckActions(const float* actions, int rows, int size) {
 
 }  // namespace
 
-std::string DefaultModelDir() {
-  if (const char* env = std::getenv("NEREID_MODEL_DIR")) return env;
-  return NEREID_SOURCE_MODEL_DIR;
-}
-
 const TaskSpec& FindTask(const std::string& id) {
   std::string known;
   for (const TaskSpec& spec : Tasks()) {

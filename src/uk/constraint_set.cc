@@ -8,6 +8,7 @@
 #include <Eigen/Cholesky>
 
 #include "nereid/error.h"
+#include "nereid/kinematics.h"
 
 namespace nereid {
 
@@ -100,11 +101,7 @@ std::unique_ptr<ConstraintSet> ConstraintSet::Create(mjModel* m, mjData* d,
     Connection c;
     c.name = mj_id2name(m, mjOBJ_EQUALITY, eq);
     c.equality = eq;
-    const mjtNum* data = m->eq_data + mjNEQDATA * eq;
-    c.declared.r2 = Vec3(data[0], data[1], data[2]);
-    c.declared.r1 = Vec3(data[3], data[4], data[5]);
-    c.declared.q_rel = Quat(data[6], data[7], data[8], data[9]);
-    c.declared.q_rel.normalize();
+    c.declared = WeldGeometry(m->eq_data + mjNEQDATA * eq);
     c.geometry = c.declared;
     for (int s = 0; s < 2; ++s) {
       c.body[s] = s == 0 ? m->eq_obj1id[eq] : m->eq_obj2id[eq];
@@ -171,13 +168,12 @@ void ConstraintSet::UpdateMass(const mjModel* m, const mjData* d) {
     tree.Mt.setZero();
     for (int i = 0; i < tree.dofnum; ++i) {
       const int row = tree.dofadr + i;
-      for (int k = 0; k < m->M_rownnz[row]; ++k) {
-        const int adr = m->M_rowadr[row] + k;
-        const int col = m->M_colind[adr] - tree.dofadr;
-        if (col < 0 || col > i) continue;
+      ForEachMassEntry(m, row, [&](int c, int adr) {
+        const int col = c - tree.dofadr;
+        if (col < 0 || col > i) return;
         tree.Mt(i, col) = d->M[adr];
         tree.Mt(col, i) = d->M[adr];
-      }
+      });
     }
     Eigen::LLT<Eigen::MatrixXd> llt(tree.Mt);
     tree.X.setZero();

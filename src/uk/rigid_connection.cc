@@ -5,6 +5,14 @@
 
 namespace nereid::uk {
 
+ConnectionGeometry WeldGeometry(const double* eq_data) {
+  ConnectionGeometry g;
+  g.r2 = Vec3(eq_data[0], eq_data[1], eq_data[2]);
+  g.r1 = Vec3(eq_data[3], eq_data[4], eq_data[5]);
+  g.q_rel = Quat(eq_data[6], eq_data[7], eq_data[8], eq_data[9]).normalized();
+  return g;
+}
+
 FreeBodyState ReadFreeBody(const double* qpos, const double* qvel, int qposadr, int dofadr) {
   FreeBodyState s;
   const double* x = qpos + qposadr;

@@ -31,6 +31,10 @@ struct ConnectionGeometry {
   Quat q_rel = Quat::Identity();
 };
 
+// The geometry a MuJoCo weld declares in its eq_data (mjNEQDATA numbers: anchor on body2,
+// relpose position and quaternion), the quaternion normalised.
+ConnectionGeometry WeldGeometry(const double* eq_data);
+
 // Pose and velocity of a free body, from qpos[adr..adr+7) and qvel[dof..dof+6).
 struct FreeBodyState {
   Vec3 p;      // world position of the body origin

@@ -21,7 +21,7 @@ namespace {
 
 constexpr double kTwoPi = 2 * M_PI;
 // NED <-> Nereid world (z-up, y west) and FRD <-> FLU: the same 180 degree turn about x
-const Mat3 kT = Vec3(1, -1, -1).asDiagonal();
+const Mat3 kT = FrameToMujoco(BodyFrame::kFRD);
 
 double Wrap(double angle) { return std::remainder(angle, kTwoPi); }
 
@@ -320,12 +320,8 @@ void VmsController::Update(double dt) {
   for (const Loop& loop : loops_) {
     // the joint's inertia: the diagonal of Nereid's mass matrix (added inertia included) at
     // the last evaluation, for judging a loop's gains (a PID is stable iff kd kp > I ki)
-    double inertia = 0;
-    for (int k = 0; k < m->M_rownnz[loop.dof]; ++k) {
-      const int adr = m->M_rowadr[loop.dof] + k;
-      if (m->M_colind[adr] == loop.dof) inertia = d->M[adr];
-    }
-    *out++ = inertia;
+    const int adr = MassEntryAddress(m, loop.dof, loop.dof);
+    *out++ = adr >= 0 ? d->M[adr] : 0.0;
   }
   if (!monitor_.empty()) {
     // velocities of the current state (d->cvel may still hold the previous step's)

@@ -9,6 +9,7 @@
 
 #include "nereid/error.h"
 #include "nereid/plugins.h"
+#include "nereid/runner.h"
 #include "nereid/scenario.h"
 #include "nereid/simulation.h"
 #include "test_util.h"
@@ -338,9 +339,46 @@ TEST_CASE("a cross-check scenario runs as a scenario: body-frame wrenches, repor
   CHECK(cc.wrenches[0].body_frame);  // nereid crosscheck's convention
   Scenario run = Scenario::FromString(R"({"model": "case_b_xu5.xml", )" + wrench + "}", "run.json", dir);
   CHECK_FALSE(run.wrenches[0].body_frame);  // nereid run's default: world
-  CHECK_THROWS_WITH_AS(Scenario::FromString(R"({"model": "case_b_xu5.xml", "weld": {"solref": [0.01, 1]}})",
-                                            "cc.json", dir),
-                       doctest::Contains("cc.json: /weld: a solver setting of nereid crosscheck"), ConfigError);
+  // a cross-check file's wrenches act at the centre of mass unless they say otherwise
+  CHECK(cc.wrenches[0].at_com);
+  CHECK_FALSE(run.wrenches[0].at_com);
+  REQUIRE(cc.crosscheck.has_value());
+  CHECK(cc.crosscheck->record_every == 10);
+  CHECK(cc.crosscheck->peak_body == "A");
+  CHECK(cc.crosscheck->methods.size() == 3);
+  CHECK_FALSE(run.crosscheck.has_value());
+
+  // its solver settings are parsed for nereid crosscheck, and refused by nereid run
+  const Scenario solver = Scenario::FromString(
+      R"({"model": "case_b_xu5.xml", "weld": {"solref": [0.01, 1]}, "uk": {"project": false}, "methods": ["weld"]})",
+      "cc.json", dir);
+  REQUIRE(solver.crosscheck.has_value());
+  CHECK(solver.crosscheck->solref[0] == 0.01);
+  CHECK_FALSE(solver.crosscheck->uk.project);
+  CHECK(solver.crosscheck->methods == std::vector{Scenario::Crosscheck::Method::kWeld});
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "nereid_cc_solver.json";
+  std::ofstream(file) << R"({"model": ")" << dir << R"(/case_b_xu5.xml", "weld": {"solref": [0.01, 1]}})";
+  CHECK_THROWS_WITH_AS(ResolveInput(file.string(), std::nullopt, std::nullopt, std::nullopt, std::nullopt),
+                       doctest::Contains("nereid_cc_solver.json: /weld: a solver setting of nereid crosscheck"),
+                       ConfigError);
+  std::filesystem::remove(file);
+
+  // and its own keys are checked like the rest of the format
+  auto parse = [&](const std::string& extra) {
+    return Scenario::FromString(R"({"model": "case_b_xu5.xml", )" + extra + "}", "cc.json", dir);
+  };
+  CHECK_THROWS_WITH_AS(parse(R"("weld": {"solref": [0.01, "x"]})"), doctest::Contains("cc.json: /weld/solref/1: expected a number"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(parse(R"("methods": ["uk", "rigid"])"), doctest::Contains("cc.json: /methods/1: expected"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(parse(R"("record_every": 0)"), doctest::Contains("cc.json: /record_every: expected an integer in 1..1000000000"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(parse(R"("uk": {"dense": 1})"), doctest::Contains("cc.json: /uk/dense: expected true or false"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(parse(R"("peak": {"body": "A", "axis": "w"})"), doctest::Contains("cc.json: /peak/axis"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(parse(R"("wrenches": [{"body": "A", "at": "tip"}])"), doctest::Contains("cc.json: /wrenches/0/at"),
+                       ConfigError);
 }
 
 }  // namespace
