@@ -193,20 +193,15 @@ Scenario::Crosscheck ReadCrosscheck(const Reader& r, const json& root) {
   if (root.contains("record_every")) c.record_every = ReadInt(r, root["record_every"], "/record_every", 1, 1000000000);
   if (root.contains("methods")) {
     const json& list = root["methods"];
-    if (!list.is_array() || list.empty()) r.Fail("/methods", "expected a non-empty array of \"uk\", \"weld\", \"merged\"", &list);
+    if (!list.is_array() || list.empty()) {
+      r.Fail("/methods", "expected a non-empty array of " + NameChoices(Scenario::Crosscheck::kMethodNames), &list);
+    }
     c.methods.clear();
     for (size_t i = 0; i < list.size(); ++i) {
       const std::string p = "/methods/" + std::to_string(i);
-      const std::string name = r.String(list[i], p);
-      Method method;
-      if (name == "uk") {
-        method = Method::kUK;
-      } else if (name == "weld") {
-        method = Method::kWeld;
-      } else if (name == "merged") {
-        method = Method::kMerged;
-      } else {
-        r.Fail(p, "expected \"uk\", \"weld\" or \"merged\"", &list[i]);
+      Method method = Method::kUK;
+      if (!ParseName(Scenario::Crosscheck::kMethodNames, r.String(list[i], p), &method)) {
+        r.Fail(p, "expected " + NameChoices(Scenario::Crosscheck::kMethodNames), &list[i]);
       }
       if (std::find(c.methods.begin(), c.methods.end(), method) != c.methods.end()) r.Fail(p, "given twice", &list[i]);
       c.methods.push_back(method);
@@ -271,7 +266,7 @@ void ReadMpcOptions(const Reader& r, const json& j, const std::string& path, Mpc
   if (j.contains("velocity_limit")) o->velocity_limit = r.Positive(j["velocity_limit"], path + "/velocity_limit");
   if (j.contains("prediction") &&
       !ParseMpcPrediction(r.String(j["prediction"], path + "/prediction"), &o->prediction)) {
-    r.Fail(path + "/prediction", "expected \"seed\" or \"full\"", &j["prediction"]);
+    r.Fail(path + "/prediction", "expected " + NameChoices(kMpcPredictionNames), &j["prediction"]);
   }
   if (j.contains("integrator")) {
     const std::string integrator = r.String(j["integrator"], path + "/integrator");
@@ -400,14 +395,6 @@ Scenario::MpcFactory& MpcFactorySlot() {
 
 }  // namespace
 
-const char* Scenario::Crosscheck::Name(Method method) {
-  switch (method) {
-    case Method::kUK: return "uk";
-    case Method::kWeld: return "weld";
-    case Method::kMerged: return "merged";
-  }
-  return "?";
-}
 
 Scenario Scenario::FromFile(const std::string& path) {
   std::ifstream in(path);
@@ -447,21 +434,21 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
   if (root.contains("integrator")) {
     Integrator integrator;
     if (!ParseIntegrator(r.String(root["integrator"], "/integrator"), &integrator)) {
-      r.Fail("/integrator", "expected \"euler\", \"rk4\" or \"implicitfast\"", &root["integrator"]);
+      r.Fail("/integrator", "expected " + NameChoices(kIntegratorNames), &root["integrator"]);
     }
     s.integrator = integrator;
   }
   if (root.contains("engine")) {
     Engine engine;
     if (!ParseEngine(r.String(root["engine"], "/engine"), &engine)) {
-      r.Fail("/engine", "expected \"nereid\" or \"mujoco\"", &root["engine"]);
+      r.Fail("/engine", "expected " + NameChoices(kEngineNames), &root["engine"]);
     }
     s.engine = engine;
   }
   if (root.contains("constraints")) {
     ConstraintMethod method;
     if (!ParseConstraintMethod(r.String(root["constraints"], "/constraints"), &method)) {
-      r.Fail("/constraints", "expected \"mujoco\" or \"uk\"", &root["constraints"]);
+      r.Fail("/constraints", "expected " + NameChoices(kConstraintMethodNames), &root["constraints"]);
     }
     s.constraints = method;
   }

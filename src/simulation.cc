@@ -83,37 +83,6 @@ std::vector<AddedMassBody> CollectAddedMass(const mjModel* m, const mjData* d,
 
 }  // namespace
 
-std::string_view ToString(Integrator integrator) {
-  switch (integrator) {
-    case Integrator::kEuler: return "euler";
-    case Integrator::kRK4: return "rk4";
-    case Integrator::kImplicitFast: return "implicitfast";
-  }
-  return "?";
-}
-
-std::string_view ToString(Engine engine) {
-  switch (engine) {
-    case Engine::kNereid: return "nereid";
-    case Engine::kMuJoCo: return "mujoco";
-  }
-  return "?";
-}
-
-bool ParseIntegrator(std::string_view text, Integrator* integrator) {
-  for (Integrator i : {Integrator::kEuler, Integrator::kRK4, Integrator::kImplicitFast}) {
-    if (text == ToString(i)) { *integrator = i; return true; }
-  }
-  return false;
-}
-
-bool ParseEngine(std::string_view text, Engine* engine) {
-  for (Engine e : {Engine::kNereid, Engine::kMuJoCo}) {
-    if (text == ToString(e)) { *engine = e; return true; }
-  }
-  return false;
-}
-
 namespace {
 
 // MJCF text that MuJoCo 3.14's parser must not see: a '%' outside a comment. Its error

@@ -44,13 +44,9 @@ ViewerOptions ParseOptions(const std::vector<std::string>& args) {
   CLI::App& app = parser.app();
   cli::AddInput(app, &options.input, "input");
   app.add_option("--body", options.body);
-  auto camera = [](std::string_view text, std::string* out) {
-    *out = std::string(text);
-    return text == "follow" || text == "free" || text == "fixed";
-  };
-  cli::AddParsed<std::string>(app, "--camera", camera, "follow, free or fixed",
-                              [&](const std::string& x) { options.camera = x; });
-  cli::AddParsed<ConstraintMethod>(app, "--constraints", ParseConstraintMethod, "mujoco or uk",
+  static constexpr std::array<Named<std::string_view>, 3> kCameras{{{"follow", "follow"}, {"free", "free"}, {"fixed", "fixed"}}};
+  cli::AddChoice<std::string_view>(app, "--camera", kCameras, [&](const std::string_view& x) { options.camera = x; });
+  cli::AddChoice<ConstraintMethod>(app, "--constraints", kConstraintMethodNames,
                                    [&](const ConstraintMethod& x) { options.constraints = x; });
   cli::AddNumber<double>(app, "--speed", [&](const double& x) { options.speed = x; }, 1e-6, 1e6);
   app.add_option_function<std::vector<std::string>>("--overlay", [&](const std::vector<std::string>& lists) {

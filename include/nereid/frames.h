@@ -16,6 +16,8 @@
 #include <Eigen/Core>
 #include <Eigen/Geometry>
 
+#include "nereid/names.h"
+
 namespace nereid {
 
 using Vec3 = Eigen::Vector3d;
@@ -26,12 +28,9 @@ using Mat6 = Eigen::Matrix<double, 6, 6>;
 // The body frame in which a plugin's coefficients and points are written.
 enum class BodyFrame { kFRD, kFLU };
 
+inline constexpr std::array<Named<BodyFrame>, 2> kBodyFrameNames{{{BodyFrame::kFRD, "frd"}, {BodyFrame::kFLU, "flu"}}};
 // Parses "frd" or "flu"; returns false for anything else.
-inline bool ParseBodyFrame(std::string_view text, BodyFrame* frame) {
-  if (text == "frd") { *frame = BodyFrame::kFRD; return true; }
-  if (text == "flu") { *frame = BodyFrame::kFLU; return true; }
-  return false;
-}
+inline bool ParseBodyFrame(std::string_view text, BodyFrame* frame) { return ParseName(kBodyFrameNames, text, frame); }
 
 // The rotation from the given frame to MuJoCo's FLU body frame is diagonal: its signs,
 // (1, -1, -1) from FRD. The same turn takes NED to Nereid's world (z up).

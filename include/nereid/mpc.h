@@ -23,6 +23,8 @@
 
 #include <memory>
 #include <string>
+
+#include "nereid/names.h"
 #include <vector>
 
 #include <Eigen/Core>
@@ -67,14 +69,12 @@ struct VehiclePredictionModel {
 };
 
 enum class MpcPrediction { kSeed, kFull };
-inline const char* ToString(MpcPrediction prediction) {
-  return prediction == MpcPrediction::kSeed ? "seed" : "full";
-}
+inline constexpr std::array<Named<MpcPrediction>, 2> kMpcPredictionNames{
+    {{MpcPrediction::kSeed, "seed"}, {MpcPrediction::kFull, "full"}}};
+inline std::string_view ToString(MpcPrediction prediction) { return NameOf(kMpcPredictionNames, prediction); }
 // "seed" | "full"; false if unknown.
-inline bool ParseMpcPrediction(const std::string& text, MpcPrediction* prediction) {
-  if (text != "seed" && text != "full") return false;
-  *prediction = text == "seed" ? MpcPrediction::kSeed : MpcPrediction::kFull;
-  return true;
+inline bool ParseMpcPrediction(std::string_view text, MpcPrediction* prediction) {
+  return ParseName(kMpcPredictionNames, text, prediction);
 }
 
 // Eq. 4.1 of seed 002 (kSeed above), evaluated directly: x_dot = f(x, u). 12-state x.

@@ -12,6 +12,8 @@
 #define NEREID_PLUGINS_H_
 
 #include <string>
+
+#include "nereid/names.h"
 #include <vector>
 
 #include <mujoco/mujoco.h>
@@ -33,6 +35,8 @@ enum class StockFallback {
   kDrop,    // drop M_A and its Coriolis terms, warn once; damping and current still act
   kRefuse,  // fail to load, saying why
 };
+inline constexpr std::array<Named<StockFallback>, 2> kStockFallbackNames{
+    {{StockFallback::kDrop, "drop"}, {StockFallback::kRefuse, "refuse"}}};
 
 // A validated nereid.hydrodynamics instance, converted to MuJoCo's body frame.
 struct HydrodynamicsConfig {

@@ -63,7 +63,9 @@ struct Scenario {
     int peak_axis = 0;       // 0, 1, 2: x, y, z
     std::string reference;   // "reference" as JSON text, copied into the report
     int record_every = 10;
-    static const char* Name(Method method);
+    static constexpr std::array<Named<Method>, 3> kMethodNames{
+        {{Method::kUK, "uk"}, {Method::kWeld, "weld"}, {Method::kMerged, "merged"}}};
+    static std::string Name(Method method) { return std::string(NameOf(kMethodNames, method)); }
   };
 
   struct Controller {       // a vehicle following a path (docs/scenarios.md)

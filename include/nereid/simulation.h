@@ -12,6 +12,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+
+#include "nereid/names.h"
 #include <string_view>
 #include <vector>
 
@@ -32,11 +34,16 @@ enum class Engine {
   kMuJoCo,  // plain mj_step (plugins' force terms only; for A/B comparisons)
 };
 
-// "euler", "rk4", "implicitfast"; "nereid", "mujoco". Parse returns false on unknown text.
-std::string_view ToString(Integrator integrator);
-std::string_view ToString(Engine engine);
-bool ParseIntegrator(std::string_view text, Integrator* integrator);
-bool ParseEngine(std::string_view text, Engine* engine);
+// Their names (nereid/names.h); Parse returns false on unknown text.
+inline constexpr std::array<Named<Integrator>, 3> kIntegratorNames{
+    {{Integrator::kEuler, "euler"}, {Integrator::kRK4, "rk4"}, {Integrator::kImplicitFast, "implicitfast"}}};
+inline constexpr std::array<Named<Engine>, 2> kEngineNames{{{Engine::kNereid, "nereid"}, {Engine::kMuJoCo, "mujoco"}}};
+inline std::string_view ToString(Integrator integrator) { return NameOf(kIntegratorNames, integrator); }
+inline std::string_view ToString(Engine engine) { return NameOf(kEngineNames, engine); }
+inline bool ParseIntegrator(std::string_view text, Integrator* integrator) {
+  return ParseName(kIntegratorNames, text, integrator);
+}
+inline bool ParseEngine(std::string_view text, Engine* engine) { return ParseName(kEngineNames, text, engine); }
 
 struct SimulationOptions {
   Engine engine = Engine::kNereid;

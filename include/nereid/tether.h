@@ -14,6 +14,8 @@
 #define NEREID_TETHER_H_
 
 #include <string>
+
+#include "nereid/names.h"
 #include <vector>
 
 #include <mujoco/mujoco.h>
@@ -38,6 +40,7 @@ void ExpandTethers(mjSpec* spec);
 namespace tether {
 
 enum class Model { kLumped, kAnalytic };
+inline constexpr std::array<Named<Model>, 2> kModelNames{{{Model::kLumped, "lumped"}, {Model::kAnalytic, "analytic"}}};
 
 // The most segments of a lumped tether: a chain of bodies has a dense joint-space mass
 // matrix, so MuJoCo's compile and every step grow with segments^3 (on a 2-core machine:

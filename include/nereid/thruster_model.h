@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "nereid/names.h"
+
 namespace nereid {
 
 enum class ThrusterInput {
@@ -26,7 +28,12 @@ enum class ThrusterInput {
   kThrust,      // thrust, N (at zero advance speed)
 };
 
-bool ParseThrusterInput(std::string_view text, ThrusterInput* input);
+inline constexpr std::array<Named<ThrusterInput>, 4> kThrusterInputNames{
+    {{ThrusterInput::kNormalized, "normalized"}, {ThrusterInput::kPwm, "pwm"}, {ThrusterInput::kRpm, "rpm"},
+     {ThrusterInput::kThrust, "thrust"}}};
+inline bool ParseThrusterInput(std::string_view text, ThrusterInput* input) {
+  return ParseName(kThrusterInputNames, text, input);
+}
 
 struct ThrusterModel {
   ThrusterInput input = ThrusterInput::kThrust;

@@ -19,14 +19,20 @@
 
 #include <Eigen/Core>
 
+#include "nereid/names.h"
+
 namespace nereid {
 
 enum class ConstraintMethod {
   kMuJoCo,  // "uk:" welds are MuJoCo weld equality constraints (soft, solref/solimp)
   kUK,      // "uk:" welds are enforced by the Udwadia-Kalaba projection
 };
-std::string_view ToString(ConstraintMethod method);  // "mujoco", "uk"
-bool ParseConstraintMethod(std::string_view text, ConstraintMethod* method);
+inline constexpr std::array<Named<ConstraintMethod>, 2> kConstraintMethodNames{
+    {{ConstraintMethod::kMuJoCo, "mujoco"}, {ConstraintMethod::kUK, "uk"}}};
+inline std::string_view ToString(ConstraintMethod method) { return NameOf(kConstraintMethodNames, method); }
+inline bool ParseConstraintMethod(std::string_view text, ConstraintMethod* method) {
+  return ParseName(kConstraintMethodNames, text, method);
+}
 
 // The name prefix that marks a weld for UK.
 inline constexpr std::string_view kUKWeldPrefix = "uk:";

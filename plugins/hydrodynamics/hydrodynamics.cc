@@ -46,14 +46,11 @@ HydrodynamicsConfig HydrodynamicsConfig::FromModel(const mjModel* m, int instanc
   c.name = PluginInstanceName(m, instance);
   c.body = config.Body(k::kBody);
 
-  if (!ParseBodyFrame(*config.Text(k::kFrame), &c.frame)) config.Fail(k::kFrame, "expected 'frd' or 'flu'");
-  const std::string fallback = *config.Text(k::kStockFallback);
-  if (fallback == "drop") {
-    c.stock_fallback = StockFallback::kDrop;
-  } else if (fallback == "refuse") {
-    c.stock_fallback = StockFallback::kRefuse;
-  } else {
-    config.Fail(k::kStockFallback, "expected 'drop' or 'refuse'");
+  if (!ParseBodyFrame(*config.Text(k::kFrame), &c.frame)) {
+    config.Fail(k::kFrame, "expected " + NameChoices(kBodyFrameNames, '\''));
+  }
+  if (!ParseName(kStockFallbackNames, *config.Text(k::kStockFallback), &c.stock_fallback)) {
+    config.Fail(k::kStockFallback, "expected " + NameChoices(kStockFallbackNames, '\''));
   }
 
   const Mat6 added_mass = *config.Matrix6(k::kAddedMass);

@@ -51,13 +51,8 @@ Config Config::FromModel(const mjModel* m, int instance) {
   }
   c.name = name;
   namespace k = tether_keys;
-  const std::string model = *reader.Text(k::kModel);
-  if (model == "lumped") {
-    c.model = Model::kLumped;
-  } else if (model == "analytic") {
-    c.model = Model::kAnalytic;
-  } else {
-    reader.Fail(k::kModel, "expected 'lumped' or 'analytic'");
+  if (!ParseName(kModelNames, *reader.Text(k::kModel), &c.model)) {
+    reader.Fail(k::kModel, "expected " + NameChoices(kModelNames, '\''));
   }
   c.site = reader.Raw(k::kSite).value_or("");
   if (!c.site.empty() && mj_name2id(m, mjOBJ_SITE, c.site.c_str()) < 0) {

@@ -39,9 +39,9 @@ ThrusterModel ThrusterModelFromModel(const mjModel* m, int instance) {
   ConfigReader config(m, instance, kThrusterPlugin);
   ThrusterModel model;
   const std::optional<std::string> input = config.Raw(k::kInput);
-  if (!input) config.FailMissing(k::kInput, "normalized, pwm, rpm or thrust");
+  if (!input) config.FailMissing(k::kInput, NameChoices(kThrusterInputNames, 0));
   if (!ParseThrusterInput(*input, &model.input)) {
-    config.Fail(k::kInput, "expected 'normalized', 'pwm', 'rpm' or 'thrust'");
+    config.Fail(k::kInput, "expected " + NameChoices(kThrusterInputNames, '\''));
   }
   if (config.Has(k::kCommandMap)) ReadPairs(config, k::kCommandMap, &model.map_command, &model.map_rpm);
   if (config.Has(k::kThrustCurve)) ReadPairs(config, k::kThrustCurve, &model.curve_rpm, &model.curve_thrust);

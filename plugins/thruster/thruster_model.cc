@@ -48,14 +48,6 @@ double InverseInterpolate(const std::vector<double>& x, const std::vector<double
 
 }  // namespace
 
-bool ParseThrusterInput(std::string_view text, ThrusterInput* input) {
-  if (text == "normalized") { *input = ThrusterInput::kNormalized; return true; }
-  if (text == "pwm") { *input = ThrusterInput::kPwm; return true; }
-  if (text == "rpm") { *input = ThrusterInput::kRpm; return true; }
-  if (text == "thrust") { *input = ThrusterInput::kThrust; return true; }
-  return false;
-}
-
 double Interpolate(const std::vector<double>& x, const std::vector<double>& y, double at) {
   if (at <= x.front()) return y.front();
   if (at >= x.back()) return y.back();

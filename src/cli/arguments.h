@@ -19,6 +19,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "nereid/names.h"
+
 namespace nereid::cli {
 
 // A command-line mistake: exit status 2, with the program's usage text.
@@ -55,16 +57,18 @@ class Parser {
   CLI::App app_;
 };
 
-// A flag whose text Nereid's `parse` reads (bool parse(std::string_view, T*)); `set` gets
-// the value. Anything else: "FLAG: expects ACCEPTED, got 'TEXT'".
-template <class T, class Parse>
-CLI::Option* AddParsed(CLI::App& app, const std::string& flag, Parse parse, const std::string& accepted,
+// A flag naming one value of a closed set (its names table, nereid/names.h); `set` gets
+// the value. Anything else: "FLAG: expects a, b or c, got 'TEXT'".
+template <class T, std::size_t N>
+CLI::Option* AddChoice(CLI::App& app, const std::string& flag, const std::array<Named<T>, N>& names,
                        std::function<void(const T&)> set, const std::string& help = "") {
   return app.add_option_function<std::string>(
       flag,
       [=](const std::string& text) {
-        T value;
-        if (!parse(text, &value)) throw CLI::ValidationError(flag, "expects " + accepted + ", got '" + text + "'");
+        T value{};
+        if (!ParseName(names, text, &value)) {
+          throw CLI::ValidationError(flag, "expects " + NameChoices(names, 0) + ", got '" + text + "'");
+        }
         set(value);
       },
       help);

@@ -96,7 +96,7 @@ int Baselines(const std::vector<std::string>& args, const std::string& model_dir
   app.add_flag_callback("--no-mpc", [&] { mpc = false; });
   app.add_option("--mpc-period", mpc_period);
   AddNumber<long>(app, "--mpc-horizon", [&](const long& x) { mpc_horizon = x; }, 1, MpcOptions::kMaxHorizon);
-  AddParsed<MpcPrediction>(app, "--mpc-prediction", ParseMpcPrediction, "seed or full",
+  AddChoice<MpcPrediction>(app, "--mpc-prediction", kMpcPredictionNames,
                            [&](const MpcPrediction& x) { mpc_prediction = x; });
   parser.Parse(args);
   if (task.empty()) throw Usage{"baselines needs a TASK (e.g. BlueROV2StationKeeping-v0)"};

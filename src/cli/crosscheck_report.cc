@@ -13,7 +13,7 @@ namespace {
 
 using nlohmann::json;
 
-const char* Name(CrosscheckMethod method) { return Scenario::Crosscheck::Name(method); }
+std::string Name(CrosscheckMethod method) { return Scenario::Crosscheck::Name(method); }
 
 json Summary(const RunResult& r, const std::vector<std::string>& names, const RunResult* merged) {
   json j = {{"method", Name(r.method)}, {"ran", r.ran}};
@@ -133,7 +133,8 @@ json Report(const CrosscheckCase& c, const std::string& input, const std::map<Cr
 
 void PrintSummary(const json& report, const std::map<CrosscheckMethod, RunResult>& results) {
   for (const auto& [method, r] : results) {
-    const char* name = Name(method);
+    const std::string name_text = Name(method);
+    const char* name = name_text.c_str();
     if (!r.ran) { std::printf("  %-7s skipped: %s\n", name, r.skipped.c_str()); continue; }
     std::printf("  %-7s %9.0f ns/step", name, r.ns_per_step);
     if (r.first_peak) std::printf("  first peak %.4f s", *r.first_peak);

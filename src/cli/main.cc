@@ -61,12 +61,11 @@ int Run(const std::vector<std::string>& args) {
   nereid::cli::AddInput(app, &options.input, "input");
   app.add_option_function<double>("--duration", [&](const double& x) { options.duration = x; });
   app.add_option_function<double>("--dt", [&](const double& x) { options.dt = x; });
-  nereid::cli::AddParsed<nereid::Integrator>(app, "--integrator", nereid::ParseIntegrator, "euler, rk4 or implicitfast",
+  nereid::cli::AddChoice<nereid::Integrator>(app, "--integrator", nereid::kIntegratorNames,
                                              [&](const nereid::Integrator& x) { options.integrator = x; });
-  nereid::cli::AddParsed<nereid::Engine>(app, "--engine", nereid::ParseEngine, "nereid or mujoco",
+  nereid::cli::AddChoice<nereid::Engine>(app, "--engine", nereid::kEngineNames,
                                          [&](const nereid::Engine& x) { options.engine = x; });
-  nereid::cli::AddParsed<nereid::ConstraintMethod>(app, "--constraints", nereid::ParseConstraintMethod,
-                                                   "mujoco or uk",
+  nereid::cli::AddChoice<nereid::ConstraintMethod>(app, "--constraints", nereid::kConstraintMethodNames,
                                                    [&](const nereid::ConstraintMethod& x) { options.constraints = x; });
   app.add_option("--out", options.out_dir);
   nereid::cli::AddNumber<long>(app, "--record-every", [&](const long& x) { options.record_every = static_cast<int>(x); },

@@ -12,16 +12,6 @@
 
 namespace nereid {
 
-std::string_view ToString(ConstraintMethod method) {
-  return method == ConstraintMethod::kUK ? "uk" : "mujoco";
-}
-
-bool ParseConstraintMethod(std::string_view text, ConstraintMethod* method) {
-  if (text == "uk") { *method = ConstraintMethod::kUK; return true; }
-  if (text == "mujoco") { *method = ConstraintMethod::kMuJoCo; return true; }
-  return false;
-}
-
 namespace uk {
 namespace {
 
