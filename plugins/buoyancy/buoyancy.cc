@@ -48,10 +48,7 @@ BuoyancyConfig BuoyancyConfig::FromModel(const mjModel* m, int instance) {
   BuoyancyConfig c;
   c.name = PluginInstanceName(m, instance);
   c.body = config.Body(k::kBody);
-  BodyFrame frame;
-  if (!ParseBodyFrame(*config.Text(k::kFrame), &frame)) {
-    config.Fail(k::kFrame, "expected " + NameChoices(kBodyFrameNames, '\''));
-  }
+  const BodyFrame frame = config.Frame(k::kFrame);
   c.volume = config.Numbers(k::kVolume, 1)->front();
   if (!(c.volume > 0)) config.Fail(k::kVolume, "must be > 0 (m^3)");
   c.fluid_density = config.Number(k::kFluidDensity);

@@ -129,6 +129,12 @@ std::optional<Mat6> ConfigReader::Matrix6(const ConfigKey& key) const {
   return A;
 }
 
+BodyFrame ConfigReader::Frame(const ConfigKey& key) const {
+  BodyFrame frame = BodyFrame::kFRD;
+  if (!ParseBodyFrame(Text(key).value_or(""), &frame)) Fail(key, "expected " + NameChoices(kBodyFrameNames, '\''));
+  return frame;
+}
+
 int ConfigReader::Body(const ConfigKey& key) const {
   if (std::optional<std::string> name = Raw(key)) {
     int id = mj_name2id(m_, mjOBJ_BODY, name->c_str());

@@ -36,6 +36,8 @@ class ConfigReader {
   std::optional<Mat6> Matrix6(const ConfigKey& key) const;
   // The body: `key`'s value (a body name), else the body that references the instance.
   int Body(const ConfigKey& key) const;
+  // A body frame (nereid/frames.h): `key`'s value, else its default.
+  BodyFrame Frame(const ConfigKey& key) const;
 
   // "<plugin> instance '<name>'", the prefix of every message.
   const std::string& where() const { return where_; }

@@ -46,9 +46,7 @@ HydrodynamicsConfig HydrodynamicsConfig::FromModel(const mjModel* m, int instanc
   c.name = PluginInstanceName(m, instance);
   c.body = config.Body(k::kBody);
 
-  if (!ParseBodyFrame(*config.Text(k::kFrame), &c.frame)) {
-    config.Fail(k::kFrame, "expected " + NameChoices(kBodyFrameNames, '\''));
-  }
+  c.frame = config.Frame(k::kFrame);
   if (!ParseName(kStockFallbackNames, *config.Text(k::kStockFallback), &c.stock_fallback)) {
     config.Fail(k::kStockFallback, "expected " + NameChoices(kStockFallbackNames, '\''));
   }

@@ -151,14 +151,19 @@ void ExpandTethers(mjSpec* spec) {
     }
   };
 
+  // tether i's layout between its anchor and its site in the current d ("where" for errors)
+  auto lay_out = [&](size_t i, const std::string& where, Quat* anchor_quat) {
+    Vec3 anchor, site;
+    place(i, &anchor, anchor_quat, &site);
+    return LayOut(configs[i], anchor, configs[i].site.empty() ? nullptr : &site, down, where);
+  };
+
   mj_resetData(m, d);
   mj_kinematics(m, d);
   for (size_t i = 0; i < configs.size(); ++i) {
     const tether::Config& c = configs[i];
-    Vec3 anchor, site;
     Quat anchor_quat;
-    place(i, &anchor, &anchor_quat, &site);
-    const Layout layout = LayOut(c, anchor, c.site.empty() ? nullptr : &site, down, "at qpos0");
+    const Layout layout = lay_out(i, "at qpos0", &anchor_quat);
     const double l = c.segment_length();
     const double area = 0.25 * M_PI * c.diameter * c.diameter;
     const double mass = (c.mass_per_metre + c.added_mass_coefficient * c.fluid_density * area) * l;
@@ -299,10 +304,8 @@ void ExpandTethers(mjSpec* spec) {
       mj_kinematics(m, d);
       for (size_t i = 0; i < configs.size(); ++i) {
         const tether::Config& c = configs[i];
-        Vec3 anchor, site;
         Quat anchor_quat;
-        place(i, &anchor, &anchor_quat, &site);
-        const Layout layout = LayOut(c, anchor, c.site.empty() ? nullptr : &site, down, where);
+        const Layout layout = lay_out(i, where, &anchor_quat);
         Quat parent_quat = anchor_quat;
         for (int k = 0; k < c.segments; ++k) {
           const int b = mj_name2id(m1.get(), mjOBJ_BODY, (c.name + "_seg" + std::to_string(k)).c_str());
