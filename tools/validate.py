@@ -71,8 +71,11 @@ class Runner:
         return out
 
 
-def ned_pose(t):
-    """Vehicle pose in seed 003's NED/FRD convention from Nereid's z-up/FLU columns."""
+def ned_pose(t, vms=None):
+    """Vehicle pose in seed 003's NED/FRD convention from Nereid's z-up/FLU columns. The
+    conversion is the engine's (include/nereid/frames.h, src/vms/vms.cc NedPose) written
+    again for the CSVs; given the run's vms.csv, it is checked against the controller's own
+    reading (eta.*) at the times both have, and a disagreement stops the report."""
     q = np.stack([t["heavy.qw"], t["heavy.qx"], t["heavy.qy"], t["heavy.qz"]], axis=1)
     w, x, y, z = q.T
     # world-from-body rotation (FLU), then NED-from-FRD = T R T with T = diag(1, -1, -1)
@@ -85,7 +88,18 @@ def ned_pose(t):
     phi = np.arctan2(Rn[:, 2, 1], Rn[:, 2, 2])
     theta = -np.arcsin(np.clip(Rn[:, 2, 0], -1, 1))
     psi = np.arctan2(Rn[:, 1, 0], Rn[:, 0, 0])
-    return {"x": t["heavy.px"], "y": -t["heavy.py"], "z": -t["heavy.pz"], "phi": phi, "theta": theta, "psi": psi}
+    pose = {"x": t["heavy.px"], "y": -t["heavy.py"], "z": -t["heavy.pz"], "phi": phi, "theta": theta, "psi": psi}
+    if vms is not None and "eta.x" in vms:
+        i = np.searchsorted(vms["time"], t["time"])
+        i = np.minimum(i, len(vms["time"]) - 1)
+        same = np.abs(vms["time"][i] - t["time"]) < 1e-9
+        for k in pose:
+            diff = pose[k][same] - vms[f"eta.{k}"][i[same]]
+            if k in ("phi", "theta", "psi"):
+                diff = wrap(diff)
+            if same.sum() < 2 or np.abs(diff).max() > 1e-8:
+                raise SystemExit(f"ned_pose disagrees with vms.csv eta.{k} (at {same.sum()} common times)")
+    return pose
 
 
 def wrap(a):
@@ -217,7 +231,7 @@ every frame, and the amplitudes' ramp from 0 that stops 0.05 short (at 0.65 and 
 def uvmms_figure(out_dir, title, png):
     t = load_csv(out_dir / "trajectory.csv")
     ref = load_csv(out_dir / "vms.csv")
-    pose = ned_pose(t)
+    pose = ned_pose(t, ref)
     fig, axes = plt.subplots(3, 3, figsize=(12, 9), sharex=True)
     labels = {"x": "x [m]", "y": "y [m]", "z": "z (down) [m]", "phi": "phi [rad]", "theta": "theta [rad]",
               "psi": "psi [rad]"}
@@ -347,7 +361,7 @@ def seed003(r, figdir):
     # the same with all four arms on equal signals (no alternation), for the vehicle's response
     d65e = r.run("uvmms_arms_move_equal", "run", "scenarios/vms/uvmms_arms_move_equal.json", "--record-every", "20")
     t5e = load_csv(d65e / "trajectory.csv")
-    pose5e = ned_pose(t5e)
+    pose5e = ned_pose(t5e, load_csv(d65e / "vms.csv"))
     w5e = (t5e["time"] > 25) & (t5e["time"] <= 35)
     theta_equal = np.abs(pose5e["theta"][w5e]).max()
     react65 = reactions_figure(ref5, figdir / "seed003_6_5_reactions.png",
@@ -360,7 +374,7 @@ def seed003(r, figdir):
     t5rk = load_csv(d65rk / "trajectory.csv")
     rk_diff = max(np.abs(np.interp(t5["time"], t5rk["time"], t5rk[f"arm{k}_q{j}.q"]) - t5[f"arm{k}_q{j}.q"]).max()
                   for k in (1, 2, 3, 4) for j in (1, 2, 3))
-    pose5rk = ned_pose(t5rk)
+    pose5rk = ned_pose(t5rk, load_csv(d65rk / "vms.csv"))
     rk_pose = max(np.abs(wrap(np.interp(t5["time"], t5rk["time"], np.unwrap(pose5rk[k])) - pose5[k])).max()
                   for k in ("phi", "theta", "psi"))
     d66 = r.run("uvmms_spiral", "run", "scenarios/vms/uvmms_spiral.json", "--record-every", "20")

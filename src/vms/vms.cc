@@ -152,7 +152,7 @@ VmsController::VmsController(Simulation& sim, const VmsControllerSpec& spec, con
     monitor_.push_back(id);
   }
   for (const Loop& loop : loops_) reaction_joints_.push_back(loop.joint);
-  columns_ = 1 + (spec_.vehicle ? 18 : 0) + 2 * loops_.size() + 3 * monitor_.size() + 6 * loops_.size();
+  columns_ = 1 + (spec_.vehicle ? 24 : 0) + 2 * loops_.size() + 3 * monitor_.size() + 6 * loops_.size();
   CheckStiffness(source);
 }
 
@@ -288,6 +288,7 @@ void VmsController::Update(double dt) {
     for (int i = 0; i < 6; ++i) *out++ = tau_frd[i];
     for (int i = 0; i < 3; ++i) *out++ = (kT * achieved_flu.head<3>())[i];
     for (int i = 0; i < 3; ++i) *out++ = (kT * achieved_flu.tail<3>())[i];
+    for (int i = 0; i < 6; ++i) *out++ = x[i];
   }
 
   bool computed_torque = false;
@@ -402,6 +403,7 @@ void VmsController::WriteLog(const std::string& path) const {
     for (const char* c : {"x", "y", "z", "phi", "theta", "psi"}) out << ",ref." << c;
     for (const char* c : {"X", "Y", "Z", "K", "M", "N"}) out << ",tau_cmd." << c;
     for (const char* c : {"X", "Y", "Z", "K", "M", "N"}) out << ",tau_alloc." << c;
+    for (const char* c : {"x", "y", "z", "phi", "theta", "psi"}) out << ",eta." << c;
   }
   for (const Loop& loop : loops_) out << ",ref." << loop.spec.joint;
   for (const Loop& loop : loops_) out << ",inertia." << loop.spec.joint;
