@@ -84,14 +84,27 @@ Vec3 AnthropomorphicFk(const Vec3& q, double l2, double l3) {
   return Vec3(r * std::cos(q[0]), r * std::sin(q[0]), z);
 }
 
-Vec6 NedPose(const mjData* d, int body) {
-  const Mat3 R = kT * BodyRotation(d, body) * kT;  // NED-from-FRD
+// A pose in seed 003's NED convention from a world position and world-from-body (FLU)
+// rotation of Nereid's: [x y z] north-east-down and the FRD body's ZYX Euler angles.
+Vec6 NedPose(const Vec3& position, const Mat3& rotation) {
+  const Mat3 R = kT * rotation * kT;  // NED-from-FRD
   Vec6 x;
-  x.head<3>() = kT * BodyPosition(d, body);
+  x.head<3>() = kT * position;
   x[3] = std::atan2(R(2, 1), R(2, 2));
   x[4] = -std::asin(std::clamp(R(2, 0), -1.0, 1.0));
   x[5] = std::atan2(R(1, 0), R(0, 0));
   return x;
+}
+
+// The controller's reading: the body's pose from the last kinematics (d->xpos, d->xmat).
+Vec6 NedPose(const mjData* d, int body) { return NedPose(BodyPosition(d, body), BodyRotation(d, body)); }
+
+// The pose of the state in d->qpos now (its free joint), for the log.
+Vec6 NedPoseOfState(const mjModel* m, const mjData* d, int body) {
+  const mjtNum* q = d->qpos + m->jnt_qposadr[m->body_jntadr[body]];
+  mjtNum R[9];
+  mju_quat2Mat(R, q + 3);
+  return NedPose(Vec3(q[0], q[1], q[2]), Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(R));
 }
 
 VmsController::VmsController(Simulation& sim, const VmsControllerSpec& spec, const std::string& source)
@@ -288,7 +301,8 @@ void VmsController::Update(double dt) {
     for (int i = 0; i < 6; ++i) *out++ = tau_frd[i];
     for (int i = 0; i < 3; ++i) *out++ = (kT * achieved_flu.head<3>())[i];
     for (int i = 0; i < 3; ++i) *out++ = (kT * achieved_flu.tail<3>())[i];
-    for (int i = 0; i < 6; ++i) *out++ = x[i];
+    const Vec6 eta = NedPoseOfState(m, d, body_);
+    for (int i = 0; i < 6; ++i) *out++ = eta[i];
   }
 
   bool computed_torque = false;
