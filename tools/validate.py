@@ -90,9 +90,9 @@ def ned_pose(t, vms=None):
     psi = np.arctan2(Rn[:, 1, 0], Rn[:, 0, 0])
     pose = {"x": t["heavy.px"], "y": -t["heavy.py"], "z": -t["heavy.pz"], "phi": phi, "theta": theta, "psi": psi}
     if vms is not None and "eta.x" in vms:
-        i = np.searchsorted(vms["time"], t["time"])
-        i = np.minimum(i, len(vms["time"]) - 1)
-        same = np.abs(vms["time"][i] - t["time"]) < 1e-9
+        i = np.clip(np.searchsorted(vms["time"], t["time"]), 1, len(vms["time"]) - 1)
+        i = np.where(np.abs(vms["time"][i - 1] - t["time"]) < np.abs(vms["time"][i] - t["time"]), i - 1, i)
+        same = np.abs(vms["time"][i] - t["time"]) < 1e-9  # every row but the last (vms.csv ends a step early)
         for k in pose:
             diff = pose[k][same] - vms[f"eta.{k}"][i[same]]
             if k in ("phi", "theta", "psi"):
