@@ -3,6 +3,7 @@
 // marine plugin instances, thrusters and thrust allocation matrix.
 #include "cli/info.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -15,14 +16,17 @@ namespace {
 
 void PrintMatrix(const char* title, const Matrix6X& B, const std::vector<std::string>& names) {
   static const char* const kRows[6] = {"X", "Y", "Z", "K", "M", "N"};
+  // columns as wide as the longest actuator name (at least 8), names in full
+  int width = 8;
+  for (const std::string& n : names) width = std::max(width, static_cast<int>(std::min<size_t>(n.size(), 64)));
   std::printf("    %s\n         ", title);
-  for (const std::string& n : names) std::printf(" %8s", n.size() > 8 ? n.substr(n.size() - 8).c_str() : n.c_str());
+  for (const std::string& n : names) std::printf(" %*s", width, n.c_str());
   std::printf("\n");
   for (int i = 0; i < 6; ++i) {
     std::printf("      %s  ", kRows[i]);
     for (Eigen::Index j = 0; j < B.cols(); ++j) {
       const double x = B(i, j);
-      std::printf("%9.4f", std::abs(x) < 5e-13 ? 0.0 : x);
+      std::printf(" %*.4f", width, std::abs(x) < 5e-13 ? 0.0 : x);
     }
     std::printf("\n");
   }

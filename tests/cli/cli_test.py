@@ -29,6 +29,11 @@ def read_csv(path):
     return rows[0], [[float(x) for x in r] for r in rows[1:]]
 
 
+# info names every thruster in full (long names were cut to their last 8 characters)
+p = run("info", os.path.join(source, "models", "multi", "bluerov_pair_thrusters.xml"))
+check("info lists the thrusters by their full names", p.returncode == 0 and "rov_left_thr1" in p.stdout
+      and "rov_right_thr6" in p.stdout, p.stdout[-600:] + p.stderr)
+
 # the default scenario, headless, writes both outputs
 out = os.path.join(work, "default")
 p = run("run", os.path.join(source, "scenarios", "default.json"), "--out", out)
