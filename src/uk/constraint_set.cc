@@ -84,6 +84,7 @@ std::unique_ptr<ConstraintSet> ConstraintSet::Create(mjModel* m, mjData* d,
     tree.dofnum = m->tree_dofnum[t];
     tree.Mt.resize(tree.dofnum, tree.dofnum);
     tree.X.resize(tree.dofnum, 6);
+    tree.llt = Eigen::LLT<Eigen::MatrixXd>(tree.dofnum);
     set->trees_.push_back(tree);
     return static_cast<int>(set->trees_.size()) - 1;
   };
@@ -140,19 +141,20 @@ void ConstraintSet::Rebuild() {
   J2_.assign(n, BlockSolver::Mat6::Zero());
   rows_.assign(n, ConnectionRows{});
   W_.assign(trees_.size(), BlockSolver::Mat6::Zero());
+  used_.assign(trees_.size(), 0);
+  for (int k : active_) {
+    used_[static_cast<size_t>(connections_[static_cast<size_t>(k)].tree[0])] = 1;
+    used_[static_cast<size_t>(connections_[static_cast<size_t>(k)].tree[1])] = 1;
+  }
+  tree_force_.assign(trees_.size(), Vec6::Zero());
   r_.resize(static_cast<Eigen::Index>(6 * n));
   lambda_.setZero(static_cast<Eigen::Index>(6 * n));
   structure_dirty_ = false;
 }
 
 void ConstraintSet::UpdateMass(const mjModel* m, const mjData* d) {
-  std::vector<char> used(trees_.size(), 0);
-  for (int k : active_) {
-    used[static_cast<size_t>(connections_[static_cast<size_t>(k)].tree[0])] = 1;
-    used[static_cast<size_t>(connections_[static_cast<size_t>(k)].tree[1])] = 1;
-  }
   for (size_t t = 0; t < trees_.size(); ++t) {
-    if (!used[t]) continue;
+    if (!used_[t]) continue;
     Tree& tree = trees_[t];
     // the tree's block of d->M (lower-triangular CSR rows; trees do not couple)
     tree.Mt.setZero();
@@ -165,11 +167,17 @@ void ConstraintSet::UpdateMass(const mjModel* m, const mjData* d) {
         tree.Mt(col, i) = d->M[adr];
       });
     }
-    Eigen::LLT<Eigen::MatrixXd> llt(tree.Mt);
-    tree.X.setZero();
-    tree.X.topRows<6>().setIdentity();
-    llt.solveInPlace(tree.X);
-    tree.W = tree.X.topRows<6>();
+    if (tree.dofnum == 6) {  // a lone free body: fixed-size 6x6 algebra, X = W
+      const Eigen::LLT<BlockSolver::Mat6> llt(tree.Mt);
+      tree.W = llt.solve(BlockSolver::Mat6::Identity());
+      tree.X = tree.W;
+    } else {
+      tree.llt.compute(tree.Mt);
+      tree.X.setZero();
+      tree.X.topRows<6>().setIdentity();
+      tree.llt.solveInPlace(tree.X);
+      tree.W = tree.X.topRows<6>();
+    }
     W_[t] = tree.W;
   }
 }
@@ -208,18 +216,22 @@ void ConstraintSet::SolveMultipliers(const mjModel* m, const mjData* d,
 
 void ConstraintSet::ForceToVelocity(const Eigen::VectorXd& lambda, Eigen::VectorXd* dv) const {
   // per tree: Q = sum_k J_k^T lambda_k on the free dofs; dv_tree = X Q
-  std::vector<Vec6> Q(trees_.size(), Vec6::Zero());
-  std::vector<char> used(trees_.size(), 0);
+  std::vector<Vec6>& Q = tree_force_;
+  std::fill(Q.begin(), Q.end(), Vec6::Zero());
   for (size_t i = 0; i < active_.size(); ++i) {
     const Connection& c = connections_[static_cast<size_t>(active_[i])];
     const Vec6 l = lambda.segment<6>(6 * static_cast<Eigen::Index>(i));
     Q[static_cast<size_t>(c.tree[0])] += J1_[i].transpose() * l;
     Q[static_cast<size_t>(c.tree[1])] += J2_[i].transpose() * l;
-    used[static_cast<size_t>(c.tree[0])] = used[static_cast<size_t>(c.tree[1])] = 1;
   }
   for (size_t t = 0; t < trees_.size(); ++t) {
-    if (!used[t]) continue;
-    dv->segment(trees_[t].dofadr, trees_[t].dofnum) = trees_[t].X * Q[t];
+    if (!used_[t]) continue;
+    const Tree& tree = trees_[t];
+    if (tree.dofnum == 6) {
+      dv->segment<6>(tree.dofadr) = tree.W * Q[t];
+    } else {
+      dv->segment(tree.dofadr, tree.dofnum) = tree.X * Q[t];
+    }
   }
 }
 
@@ -258,10 +270,9 @@ void ConstraintSet::ProjectVelocities(const mjModel* m, mjData* d) {
   for (size_t i = 0; i < active_.size(); ++i) {
     r_.segment<6>(6 * static_cast<Eigen::Index>(i)) = rows_[i].cdot;
   }
-  Eigen::VectorXd lambda;
-  SolveMultipliers(m, d, r_, &lambda);
+  SolveMultipliers(m, d, r_, &lambda_scratch_);
   dv_.setZero(m->nv);
-  ForceToVelocity(lambda, &dv_);
+  ForceToVelocity(lambda_scratch_, &dv_);
   for (int i = 0; i < m->nv; ++i) d->qvel[i] -= dv_[i];
 }
 
@@ -276,10 +287,9 @@ void ConstraintSet::Project(const mjModel* m, mjData* d) {
       worst = std::max(worst, rows_[i].c.cwiseAbs().maxCoeff());
     }
     if (worst < options_.projection_tolerance) break;
-    Eigen::VectorXd lambda;
-    SolveMultipliers(m, d, r_, &lambda);
+    SolveMultipliers(m, d, r_, &lambda_scratch_);
     dv_.setZero(m->nv);
-    ForceToVelocity(lambda, &dv_);
+    ForceToVelocity(lambda_scratch_, &dv_);
     dv_ = -dv_;
     mj_integratePos(m, d->qpos, dv_.data(), 1.0);
   }

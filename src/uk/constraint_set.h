@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Cholesky>
 #include <mujoco/mujoco.h>
 
 #include "nereid/uk.h"
@@ -64,6 +65,7 @@ class ConstraintSet {
     int dofadr = 0, dofnum = 0;   // MuJoCo tree dofs (free joint first)
     Eigen::MatrixXd Mt;           // dense tree block of M
     Eigen::MatrixXd X;            // M_t^-1 columns of the free dofs (dofnum x 6)
+    Eigen::LLT<Eigen::MatrixXd> llt;  // of Mt; its storage is reused every step
     BlockSolver::Mat6 W = BlockSolver::Mat6::Zero();  // X's top 6 rows: (M^-1) block of the free dofs
   };
 
@@ -88,7 +90,11 @@ class ConstraintSet {
   BlockSolver solver_;
   std::vector<BlockSolver::Mat6> J1_, J2_, W_;
   std::vector<ConnectionRows> rows_;
-  Eigen::VectorXd r_, lambda_, dv_;
+  Eigen::VectorXd r_, lambda_, dv_, lambda_scratch_;
+  // per tree, scratch of UpdateMass and ForceToVelocity (sized in Rebuild: no allocation
+  // per step)
+  std::vector<char> used_;
+  mutable std::vector<Vec6> tree_force_;
   bool structure_dirty_ = true;
 };
 

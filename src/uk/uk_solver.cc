@@ -61,17 +61,65 @@ void BlockSolver::SetStructure(int nbody, const std::vector<Link>& links) {
       }
     }
   }
-  triplets_.clear();
-  triplets_.reserve(pairs_.size() * 36 + links.size() * 6);
   const auto n = static_cast<Eigen::Index>(6 * links.size());
-  Sreg_.resize(n, n);
-  analysed_ = false;
+  rp_.resize(n);
+  xp_.resize(n);
+  residual_.resize(n);
+  correction_.resize(n);
+  // the lower-triangle entries Factor writes, in its order
+  std::vector<std::pair<int, int>> entries;
+  for (const Pair& p : pairs_) {
+    for (int i = 0; i < 6; ++i) {
+      for (int j = 0; j < 6; ++j) {
+        if (p.k == p.l && j > i) continue;
+        entries.emplace_back(6 * p.k + i, 6 * p.l + j);
+      }
+    }
+  }
+  for (int i = 0; i < n; ++i) entries.emplace_back(i, i);
+  // the fill-reducing ordering of the pattern (AMD, as Eigen's default)
+  std::vector<Eigen::Triplet<double>> triplets;
+  triplets.reserve(entries.size());
+  for (const auto& [i, j] : entries) triplets.emplace_back(i, j, 1.0);
+  Eigen::SparseMatrix<double> lower(n, n);
+  lower.setFromTriplets(triplets.begin(), triplets.end());
+  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower> amd;
+  amd.analyzePattern(lower);
+  P_ = amd.permutationP();
+  // P S P^T, upper triangle: entry (i, j) of S goes to (P(i), P(j))
+  auto permuted = [&](int i, int j) {
+    const int a = P_.indices()(i), b = P_.indices()(j);
+    return std::make_pair(std::min(a, b), std::max(a, b));
+  };
+  triplets.clear();
+  for (const auto& [i, j] : entries) {
+    const auto [r, c] = permuted(i, j);
+    triplets.emplace_back(r, c, 1.0);
+  }
+  Sp_.resize(n, n);
+  Sp_.setFromTriplets(triplets.begin(), triplets.end());
+  Sp_.makeCompressed();
+  auto slot = [&](int i, int j) {
+    const auto [r, c] = permuted(i, j);
+    const int* begin = Sp_.innerIndexPtr() + Sp_.outerIndexPtr()[c];
+    const int* end = Sp_.innerIndexPtr() + Sp_.outerIndexPtr()[c + 1];
+    return static_cast<int>(std::lower_bound(begin, end, r) - Sp_.innerIndexPtr());
+  };
+  block_slot_.clear();
+  diagonal_slot_.clear();
+  for (size_t e = 0; e < entries.size(); ++e) {
+    const int s = slot(entries[e].first, entries[e].second);
+    (e + static_cast<size_t>(n) < entries.size() ? block_slot_ : diagonal_slot_).push_back(s);
+  }
+  ldlt_.analyzePattern(Sp_);
 }
 
 void BlockSolver::Factor(const std::vector<Mat6>& W, const std::vector<Mat6>& J1,
                          const std::vector<Mat6>& J2, double regularisation) {
-  triplets_.clear();
+  double* values = Sp_.valuePtr();
+  std::fill(values, values + Sp_.nonZeros(), 0.0);
   double max_diag = 0;
+  const int* slot = block_slot_.data();
   for (const Pair& p : pairs_) {
     const Mat6& Jk = p.k_first ? J1[static_cast<size_t>(p.k)] : J2[static_cast<size_t>(p.k)];
     const Mat6& Jl = p.l_first ? J1[static_cast<size_t>(p.l)] : J2[static_cast<size_t>(p.l)];
@@ -79,29 +127,29 @@ void BlockSolver::Factor(const std::vector<Mat6>& W, const std::vector<Mat6>& J1
     for (int i = 0; i < 6; ++i) {
       for (int j = 0; j < 6; ++j) {
         if (p.k == p.l && j > i) continue;  // lower triangle only
-        triplets_.emplace_back(6 * p.k + i, 6 * p.l + j, block(i, j));
+        values[*slot++] += block(i, j);
       }
     }
     if (p.k == p.l) max_diag = std::max(max_diag, block.diagonal().maxCoeff());
   }
   // the diagonal blocks get contributions from both bodies; bound by the sum
   eps_ = regularisation * std::max(2 * max_diag, 1e-300);
-  for (Eigen::Index i = 0; i < Sreg_.rows(); ++i) triplets_.emplace_back(i, i, eps_);
-  Sreg_.setFromTriplets(triplets_.begin(), triplets_.end());
-  if (!analysed_) {
-    ldlt_.analyzePattern(Sreg_);
-    analysed_ = true;
-  }
-  ldlt_.factorize(Sreg_);
+  for (int s : diagonal_slot_) values[s] += eps_;
+  ldlt_.factorize(Sp_);
 }
 
 void BlockSolver::Solve(const Eigen::VectorXd& r, Eigen::VectorXd* lambda, int refinements) const {
-  *lambda = ldlt_.solve(r);
+  rp_.noalias() = P_ * r;
+  xp_ = ldlt_.solve(rp_);
   for (int i = 0; i < refinements; ++i) {
-    // residual against S = Sreg - eps I
-    Eigen::VectorXd res = r - Sreg_.selfadjointView<Eigen::Lower>() * (*lambda) + eps_ * (*lambda);
-    *lambda += ldlt_.solve(res);
+    // residual against S = Sreg - eps I, in the permuted order
+    residual_ = rp_ + eps_ * xp_;
+    residual_.noalias() -= Sp_.selfadjointView<Eigen::Upper>() * xp_;
+    correction_ = ldlt_.solve(residual_);
+    xp_ += correction_;
   }
+  lambda->resize(rp_.size());
+  lambda->noalias() = P_.transpose() * xp_;
 }
 
 }  // namespace nereid::uk

@@ -1,5 +1,6 @@
 // Copyright Nereid authors.
-// The RL environments: determinism across thread counts, no allocation per step,
+// The RL environments: determinism across thread counts, no allocation per step (of the
+// batch, and of UK rigid connections: this program counts heap allocations),
 // divergence handling, the registry, and the scripted baselines against random actions.
 #include <atomic>
 #include <cmath>
@@ -14,6 +15,7 @@
 #include <doctest/doctest.h>
 
 #include "nereid/error.h"
+#include "nereid/paths.h"
 #include "nereid/rl.h"
 #include "nereid/rollout.h"
 #include "nereid/simulation.h"
@@ -85,6 +87,21 @@ TEST_CASE("no allocation per step") {
   const long allocations = g_allocations.load() - before;
   MESSAGE("allocations in 600 batch steps: " << allocations);
   CHECK(allocations == 0);
+}
+
+TEST_CASE("no allocation per step of UK rigid connections (a closed loop of three vehicles)") {
+  for (Integrator integrator : {Integrator::kRK4, Integrator::kEuler}) {
+    SimulationOptions options;
+    options.constraints = ConstraintMethod::kUK;
+    options.integrator = integrator;
+    auto sim = Simulation::LoadFile(DefaultModelDir() + "/multi/bluerov_triangle.xml", options);
+    sim->Step();  // warm up
+    const long before = g_allocations.load();
+    for (int k = 0; k < 200; ++k) sim->Step();
+    const long allocations = g_allocations.load() - before;
+    MESSAGE(ToString(integrator) << ": allocations in 200 UK steps: " << allocations);
+    CHECK(allocations == 0);
+  }
 }
 
 TEST_CASE("NaN or infinite actions are refused before any environment steps") {
