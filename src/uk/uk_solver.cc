@@ -66,6 +66,19 @@ void BlockSolver::SetStructure(int nbody, const std::vector<Link>& links) {
   xp_.resize(n);
   residual_.resize(n);
   correction_.resize(n);
+  // a cycle in the link graph (union-find over the bodies)
+  std::vector<int> root(static_cast<size_t>(nbody));
+  for (int t = 0; t < nbody; ++t) root[static_cast<size_t>(t)] = t;
+  auto find = [&](int t) {
+    while (root[static_cast<size_t>(t)] != t) t = root[static_cast<size_t>(t)] = root[static_cast<size_t>(root[static_cast<size_t>(t)])];
+    return t;
+  };
+  has_cycle_ = false;
+  for (const Link& link : links) {
+    const int a = find(link.body1), b = find(link.body2);
+    if (a == b) has_cycle_ = true;
+    root[static_cast<size_t>(a)] = b;
+  }
   // the lower-triangle entries Factor writes, in its order
   std::vector<std::pair<int, int>> entries;
   for (const Pair& p : pairs_) {
@@ -141,6 +154,7 @@ void BlockSolver::Factor(const std::vector<Mat6>& W, const std::vector<Mat6>& J1
 void BlockSolver::Solve(const Eigen::VectorXd& r, Eigen::VectorXd* lambda, int refinements) const {
   rp_.noalias() = P_ * r;
   xp_ = ldlt_.solve(rp_);
+  if (refinements < 0) refinements = has_cycle_ ? 2 : 1;
   for (int i = 0; i < refinements; ++i) {
     // residual against S = Sreg - eps I, in the permuted order
     residual_ = rp_ + eps_ * xp_;

@@ -57,8 +57,12 @@ class BlockSolver {
   // regularisation: eps = regularisation * max(diag S).
   void Factor(const std::vector<Mat6>& W, const std::vector<Mat6>& J1,
               const std::vector<Mat6>& J2, double regularisation);
-  // lambda (6 per link) for S lambda = r.
-  void Solve(const Eigen::VectorXd& r, Eigen::VectorXd* lambda, int refinements = 2) const;
+  // lambda (6 per link) for S lambda = r. refinements < 0: the structure's default, 1 when
+  // the links form no cycle (S is then non-singular for full-rank links, and one step
+  // takes the Tikhonov error from eps cond(S) to its square), 2 when they do (redundant
+  // rows: the iteration converges to the minimum-norm solution).
+  void Solve(const Eigen::VectorXd& r, Eigen::VectorXd* lambda, int refinements = -1) const;
+  bool has_cycle() const { return has_cycle_; }
   double eps() const { return eps_; }
 
  private:
@@ -76,6 +80,7 @@ class BlockSolver {
   Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Upper, Eigen::NaturalOrdering<int>> ldlt_;
   mutable Eigen::VectorXd rp_, xp_, residual_, correction_;  // Solve's scratch, permuted order
   double eps_ = 0;
+  bool has_cycle_ = false;
 };
 
 }  // namespace nereid::uk

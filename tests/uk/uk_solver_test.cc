@@ -139,6 +139,7 @@ TEST_CASE("block-sparse solver equals the dense pseudo-inverse, chain and redund
     const Eigen::VectorXd r = S * y;
     BlockSolver solver;
     solver.SetStructure(nbody, links);
+    CHECK(solver.has_cycle() == loop);  // one refinement for the chain, two for the loop
     solver.Factor(W, J1, J2, 1e-10);
     Eigen::VectorXd lambda;
     solver.Solve(r, &lambda);
