@@ -5,12 +5,15 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <functional>
 #include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "nereid/error.h"
 #include "nereid/rl.h"
 #include "nereid/rollout.h"
 #include "nereid/simulation.h"
@@ -66,6 +69,27 @@ std::string UKChainXml(int n) {
          "</worldbody><equality>" + welds + "</equality></mujoco>";
 }
 
+// The shipped tethered Heavy (models/bluerov2_heavy_tether) with `segments` segments and
+// the given coordinates; maximal coordinates use MuJoCo's default Newton solver (the
+// shipped model's PGS serves the chain's single connect). The include is made absolute so
+// that the text loads from a string.
+std::string TetherXml(const std::string& model_dir, int segments, const std::string& coordinates) {
+  const std::filesystem::path dir = std::filesystem::path(model_dir) / "bluerov2_heavy_tether";
+  std::ifstream file(dir / "bluerov2_heavy_tether.xml");
+  std::string xml((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  auto replace = [&](const std::string& from, const std::string& to) {
+    const size_t at = xml.find(from);
+    if (at == std::string::npos) throw ConfigError("bench: '" + from + "' not found in the tethered model");
+    xml.replace(at, from.size(), to);
+  };
+  replace("file=\"../bluerov2_heavy/", "file=\"" + (dir / ".." / "bluerov2_heavy").string() + "/");
+  replace("<config key=\"segments\" value=\"50\"/>",
+          "<config key=\"segments\" value=\"" + std::to_string(segments) + "\"/><config key=\"coordinates\" value=\"" +
+              coordinates + "\"/>");
+  if (coordinates == "maximal") replace("<option solver=\"PGS\"/>", "");
+  return xml;
+}
+
 }  // namespace
 
 double BenchReport::Ratio(const std::string& numerator, const std::string& denominator) const {
@@ -87,6 +111,7 @@ std::string BenchReport::ToJson() const {
     if (c.p99_ns > 0) j["cases"].back()["p99_ns"] = c.p99_ns;
     if (c.fraction_of_period > 0) j["cases"].back()["solve_time_median_fraction_of_period"] = c.fraction_of_period;
     if (c.realtime_factor > 0) j["cases"].back()["realtime_factor"] = c.realtime_factor;
+    if (c.load_s > 0) j["cases"].back()["load_s"] = c.load_s;
   }
   j["ratios"] = {{"nereid_no_thrusters/bare_mj_step",
                   Ratio("bluerov2_heavy/nereid_no_thrusters", "bluerov2_heavy/bare_mj_step")},
@@ -97,7 +122,11 @@ std::string BenchReport::ToJson() const {
                  {"nereid_full/bare_mj_step",
                   Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/bare_mj_step")},
                  {"stock_mj_step_plugins/bare_mj_step",
-                  Ratio("bluerov2_heavy/stock_mj_step_plugins", "bluerov2_heavy/bare_mj_step")}};
+                  Ratio("bluerov2_heavy/stock_mj_step_plugins", "bluerov2_heavy/bare_mj_step")},
+                 {"nereid_full/nereid_mujoco_motors",
+                  Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_mujoco_motors")},
+                 {"nereid_mujoco_motors/nereid_no_thrusters",
+                  Ratio("bluerov2_heavy/nereid_mujoco_motors", "bluerov2_heavy/nereid_no_thrusters")}};
   // growth exponent of the UK / weld chain cases: least squares of log(ns) on log(N)
   nlohmann::json fit = nlohmann::json::object();
   for (const char* method : {"uk", "weld"}) {
@@ -125,10 +154,20 @@ std::string BenchReport::ToJson() const {
       if (c.name == "bluerov2_heavy_tether/nereid_full_50_segments") tether_ns = c.ns_per_step;
       if (c.name == "bluerov2_heavy_tether/nereid_full_50_segments_rk4") rk4_ns = c.ns_per_step;
     }
+    double maximal_ns = 0;
+    for (const BenchCase& c : cases) {
+      if (c.name == "bluerov2_heavy_tether/nereid_full_50_segments_maximal") maximal_ns = c.ns_per_step;
+    }
     j["tether"] = {{"segments", 50},
                    {"ns_per_segment_step", (tether_ns - heavy_ns) / 50},
+                   {"ns_per_segment_step_maximal", maximal_ns > 0 ? (maximal_ns - heavy_ns) / 50 : 0.0},
                    {"tether50/nereid_full", tether},
                    {"realtime_factor_rk4_5ms", rk4_ns > 0 ? 5e6 / rk4_ns : 0.0}};
+    nlohmann::json load = nlohmann::json::object();
+    for (const BenchCase& c : cases) {
+      if (c.load_s > 0) load[c.name.substr(std::string("tether_load/").size())] = c.load_s;
+    }
+    if (!load.empty()) j["tether"]["load_s"] = load;
   }
   return j.dump(2);
 }
@@ -185,6 +224,26 @@ BenchReport RunBenchmarks(const BenchOptions& options) {
     r.step = [](Simulation& s) { s.TryStep(); };
     runners.push_back(std::move(r));
   }
+  {
+    // the floor of any thruster that is a MuJoCo actuator on its site: the 8 thrusters
+    // turned into MuJoCo's simplest actuator, a `motor` (force = ctrl, no plugin), on the
+    // same sites and gears; ctrl is clamped to the T200's thrust range (N)
+    SimulationOptions o;
+    o.edit = [](mjSpec* spec) {
+      for (mjsElement* e = mjs_firstElement(spec, mjOBJ_ACTUATOR); e; e = mjs_nextElement(spec, e)) {
+        mjsActuator* a = mjs_asActuator(e);
+        a->plugin.active = false;
+        mjs_setToMotor(a);
+        a->ctrllimited = mjLIMITED_TRUE;
+        a->ctrlrange[0] = -40;
+        a->ctrlrange[1] = 52;
+      }
+    };
+    Runner r{"bluerov2_heavy/nereid_mujoco_motors", Simulation::LoadFile(heavy, o), {}, {}, {}};
+    r.current = CurrentField::Constant(Vec3(0.3, 0.1, 0));
+    r.step = [](Simulation& s) { s.TryStep(); };
+    runners.push_back(std::move(r));
+  }
 
   // UK rigid connections against MuJoCo's welds (src/uk): chains of N BlueROVs joined by
   // "uk:" welds, the same MJCF run both ways (RK4, 5 ms); the growth exponent of each is
@@ -216,6 +275,12 @@ BenchReport RunBenchmarks(const BenchOptions& options) {
       r.step = [](Simulation& sim) { sim.TryStep(); };
       runners.push_back(std::move(r));
     }
+    // the same tether with maximal coordinates (Euler)
+    Runner r{"bluerov2_heavy_tether/nereid_full_50_segments_maximal",
+             Simulation::LoadString(TetherXml(options.model_dir, 50, "maximal"), {}, "tether50_maximal"), {}, {}, {}};
+    r.current = CurrentField::Constant(Vec3(0.5, 0, 0));
+    r.step = [](Simulation& sim) { sim.TryStep(); };
+    runners.push_back(std::move(r));
   }
 
   for (int sample = 0; sample < options.samples + 1; ++sample) {  // sample 0 warms up
@@ -251,6 +316,29 @@ BenchReport RunBenchmarks(const BenchOptions& options) {
     report.cases.push_back(c);
   }
   return report;
+}
+
+void RunTetherLoadBenchmarks(const BenchOptions& options, BenchReport* report) {
+  const std::string tethered = (std::filesystem::path(options.model_dir) /
+                                "bluerov2_heavy_tether" / "bluerov2_heavy_tether.xml").string();
+  if (!std::filesystem::exists(tethered)) return;
+  struct Load { const char* coordinates; int segments; };
+  // the chain at 1000 would take about a minute (its load grows with segments^3)
+  for (const Load& load : {Load{"reduced", 50}, Load{"reduced", 200}, Load{"maximal", 50},
+                           Load{"maximal", 200}, Load{"maximal", 1000}}) {
+    const std::string xml = TetherXml(options.model_dir, load.segments, load.coordinates);
+    double best = 1e300;
+    for (int run = 0; run < 3; ++run) {
+      const auto start = std::chrono::steady_clock::now();
+      auto sim = Simulation::LoadString(xml, {}, "tether");
+      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    BenchCase c;
+    c.name = std::string("tether_load/") + load.coordinates + "/" + std::to_string(load.segments);
+    c.load_s = best;
+    c.samples = 3;
+    report->cases.push_back(c);
+  }
 }
 
 void RunRlBenchmarks(const BenchOptions& options, BenchReport* report) {

@@ -20,6 +20,7 @@ struct BenchCase {
   double p99_ns = 0;             // MPC: 99th percentile of the solve time per control step
   double fraction_of_period = 0; // MPC: median solve time / control period
   double realtime_factor = 0;    // whole runs: simulated time / wall time
+  double load_s = 0;             // load cases: seconds from MJCF text to a ready Simulation
 };
 
 struct BenchOptions {
@@ -45,6 +46,9 @@ BenchReport RunBenchmarks(const BenchOptions& options);
 // Env-steps per second of rl::BatchEnv (station keeping) for batch 1, 16, 256 at 1 and 2
 // threads, appended to `report` as cases "rl/<task>/batch<B>/threads<T>".
 void RunRlBenchmarks(const BenchOptions& options, BenchReport* report);
+// Seconds to load the shipped tethered Heavy with 50, 200 (and, with maximal coordinates,
+// 1000) segments, best of three: cases "tether_load/<coordinates>/<segments>".
+void RunTetherLoadBenchmarks(const BenchOptions& options, BenchReport* report);
 // The MPC cases "mpc/raybot/N15" (solve time per control step: median in ns_per_step,
 // p99_ns, fraction_of_period) and "mpc/raybot/quay_wall_run" (realtime_factor) of
 // scenarios/seed002/mpc_run2.json. Defined in bench_mpc.cc (builds with libnereid_mpc).

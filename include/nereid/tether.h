@@ -2,11 +2,14 @@
 // nereid.tether: an umbilical between a site on a vehicle and an anchor (a fixed world
 // point, or a point on a body such as a surface vessel or a cage/TMS), from a compact spec.
 //
-//   model = lumped (default): a chain of `segments` rigid capsule bodies joined by ball
-//     joints (plus an optional slide joint per segment for the axial stiffness), rooted at
-//     the anchor, closed at the vehicle site by a MuJoCo `connect` equality. Every segment
-//     gets Morison drag (normal and tangential, relative to the water current), weight and
-//     buoyancy. The bodies are generated from the spec by ExpandTethers, before compile.
+//   model = lumped (default): `segments` rigid capsule bodies. With coordinates = reduced
+//     (default) they are a chain joined by ball joints (plus an optional slide joint per
+//     segment for the axial stiffness), rooted at the anchor, closed at the vehicle site by
+//     a MuJoCo `connect` equality; with coordinates = maximal each is a free body and stiff
+//     `connect` equalities join consecutive segments, the anchor and the vehicle. Every
+//     segment gets Morison drag (normal and tangential, relative to the water current),
+//     weight and buoyancy. The bodies are generated from the spec by ExpandTethers, before
+//     compile.
 //   model = analytic: no bodies; the force of seed 002 eq. 3.21 applied at the site.
 //
 // Keys, the physics, its sources and assumptions: plugins/tether/README.md, docs/tether.md.
@@ -42,15 +45,31 @@ namespace tether {
 enum class Model { kLumped, kAnalytic };
 inline constexpr std::array<Named<Model>, 2> kModelNames{{{Model::kLumped, "lumped"}, {Model::kAnalytic, "analytic"}}};
 
-// The most segments of a lumped tether: a chain of bodies has a dense joint-space mass
-// matrix, so MuJoCo's compile and every step grow with segments^3 (on a 2-core machine:
-// 0.5 s to load 200 segments, 10 s for 500; 22 ms per step at 200).
+// How a lumped tether's segments are joined.
+//   reduced: a chain of ball joints: exactly inextensible, but its joint-space mass matrix
+//     is dense, so MuJoCo's compile and every step grow with segments^3.
+//   maximal: free bodies joined by `connect` equalities (MuJoCo's soft constraints at the
+//     stiffest time constant the step allows): the mass matrix is block diagonal and the
+//     constraint Jacobian banded, so a step grows linearly with segments (MuJoCo's Newton
+//     solver factorises the banded Hessian without fill), and the compile as segments^2
+//     with a small constant (mj_setConst's one sparse solve per dof). The links stretch
+//     slightly under tension (plugins/tether/README.md gives the measured stretch).
+enum class Coordinates { kReduced, kMaximal };
+inline constexpr std::array<Named<Coordinates>, 2> kCoordinatesNames{
+    {{Coordinates::kReduced, "reduced"}, {Coordinates::kMaximal, "maximal"}}};
+
+// The most segments of a lumped tether, per coordinates: reduced, bounded by the cubic
+// cost (on a 2-core machine 0.5 s to load 200 segments, 10 s for 500; 22 ms per step at
+// 200); maximal, by the load (0.22 s for 1000, 0.9 s for 2000; beyond about 4000 MuJoCo's
+// default arena no longer holds the constraints).
 inline constexpr int kMaxSegments = 500;
+inline constexpr int kMaxSegmentsMaximal = 2000;
 
 // A validated nereid.tether instance (read from the compiled model).
 struct Config {
   std::string name;                 // instance name (the segment bodies are <name>_seg<k>)
   Model model = Model::kLumped;
+  Coordinates coordinates = Coordinates::kReduced;  // lumped only
   std::string site;                 // vehicle site ("" for a free end; lumped only)
   std::string anchor_body;          // "" = world
   Vec3 anchor_point = Vec3::Zero(); // in the anchor body's frame (world if no body), m
@@ -61,7 +80,7 @@ struct Config {
   double cd_tangential = 0.01;      // on the wetted perimeter pi d
   double mass_per_metre = 0;        // kg/m, in air
   double axial_stiffness = 0;       // EA, N; 0 = inextensible
-  double bending_damping = 0;       // N m s/rad on each ball joint (structural damping)
+  double bending_damping = 0;       // N m s/rad between consecutive segments (structural damping)
   double added_mass_coefficient = 1.0;  // C_a: normal added mass C_a rho pi d^2/4 per metre
   double fluid_density = 1000;      // kg/m^3
   double analytic_weight_factor = 1.2;  // eq. 3.21's 1.2 (length paid out beyond h)

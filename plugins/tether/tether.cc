@@ -54,6 +54,9 @@ Config Config::FromModel(const mjModel* m, int instance) {
   if (!ParseName(kModelNames, *reader.Text(k::kModel), &c.model)) {
     reader.Fail(k::kModel, "expected " + NameChoices(kModelNames, '\''));
   }
+  if (!ParseName(kCoordinatesNames, *reader.Text(k::kCoordinates), &c.coordinates)) {
+    reader.Fail(k::kCoordinates, "expected " + NameChoices(kCoordinatesNames, '\''));
+  }
   c.site = reader.Raw(k::kSite).value_or("");
   if (!c.site.empty() && mj_name2id(m, mjOBJ_SITE, c.site.c_str()) < 0) {
     reader.Fail(k::kSite, "no site of that name in the model");
@@ -77,10 +80,16 @@ Config Config::FromModel(const mjModel* m, int instance) {
   if (c.model == Model::kLumped) {
     if (!reader.Has(k::kSegments)) reader.FailMissing(k::kSegments, "1 numbers");
     const double segments = reader.Number(k::kSegments);
-    if (!(segments >= 1) || segments != std::floor(segments) || segments > kMaxSegments) {
-      reader.Fail(k::kSegments, "must be a whole number in 1.." + std::to_string(kMaxSegments) +
-                                    " (a chain of bodies: its mass matrix is dense, so loading and "
-                                    "every step grow with segments^3; about 10 s to load 500)");
+    const bool maximal = c.coordinates == Coordinates::kMaximal;
+    const int most = maximal ? kMaxSegmentsMaximal : kMaxSegments;
+    if (!(segments >= 1) || segments != std::floor(segments) || segments > most) {
+      reader.Fail(k::kSegments, "must be a whole number in 1.." + std::to_string(most) +
+                                    (maximal ? " with coordinates = maximal (about 1 s to load 2000)"
+                                             : " (coordinates = reduced: a chain of bodies has a dense "
+                                               "mass matrix, so loading and every step grow with "
+                                               "segments^3, about 10 s to load 500; coordinates = "
+                                               "maximal grows linearly, up to " +
+                                                   std::to_string(kMaxSegmentsMaximal) + ")"));
     }
     c.segments = static_cast<int>(segments);
   } else {
@@ -98,6 +107,15 @@ Config Config::FromModel(const mjModel* m, int instance) {
                            Rule{k::kAnalyticWeightFactor, &c.analytic_weight_factor, false, "must be >= 0"}}) {
     *rule.value = reader.Number(rule.key);
     if (!(rule.positive ? *rule.value > 0 : *rule.value >= 0)) reader.Fail(rule.key, rule.text);
+  }
+  if (c.coordinates == Coordinates::kMaximal && c.axial_stiffness > 0) {
+    reader.Fail(k::kAxialStiffness, "needs coordinates = reduced (its slide joints); with "
+                                    "coordinates = maximal the links are inextensible connects");
+  }
+  if (c.coordinates == Coordinates::kMaximal && c.bending_damping > 0) {
+    reader.Fail(k::kBendingDamping, "needs coordinates = reduced (MuJoCo integrates joint damping "
+                                    "implicitly; between free bodies it would be an explicit torque, "
+                                    "unstable at a thin segment's inertia)");
   }
   return c;
 }
@@ -139,7 +157,17 @@ std::unique_ptr<Tether> Tether::Create(const mjModel* m, mjData*, int instance) 
   }
   t->end_site_ = mj_name2id(m, mjOBJ_SITE, (c.name + "_end").c_str());
   t->equality_ = mj_name2id(m, mjOBJ_EQUALITY, (c.name + "_connect").c_str());
-  for (int b = t->segments_.back(); b > 0; b = m->body_parentid[b]) t->chain_.push_back(b);
+  if (c.coordinates == tether::Coordinates::kMaximal) {
+    for (int b : t->segments_) {
+      t->segment_dofs_.push_back(FreeJointDof(m, b));
+      if (t->segment_dofs_.back() < 0) {
+        throw ConfigError(std::string(kName) + " instance '" + c.name + "': segment body '" +
+                          mj_id2name(m, mjOBJ_BODY, b) + "' has no free joint (coordinates = maximal)");
+      }
+    }
+  } else {
+    for (int b = t->segments_.back(); b > 0; b = m->body_parentid[b]) t->chain_.push_back(b);
+  }
   t->drag_.assign(t->segments_.size(), {});
   t->applied_.assign(t->segments_.size(), Vec3::Zero());
   return t;
@@ -155,8 +183,49 @@ void Tether::Compute(const mjModel* m, mjData* d, int) noexcept {
   if (dormant_) return;
   if (config_.model == tether::Model::kAnalytic) {
     ComputeAnalytic(m, d);
+  } else if (config_.coordinates == tether::Coordinates::kMaximal) {
+    ComputeMaximal(m, d);
   } else {
     ComputeLumped(m, d);
+  }
+}
+
+void Tether::ComputeMaximal(const mjModel* m, mjData* d) noexcept {
+  const Vec3 g = Gravity(m);
+  const double L = config_.segment_length();
+  const double added_mass = config_.added_mass_coefficient * config_.fluid_density *
+                            config_.area() * L;
+  const tether::Morison morison{config_.fluid_density, config_.diameter, config_.cd_normal,
+                                config_.cd_tangential};
+  const CurrentField* water = CurrentPlugin::Field(d, current_instance_);
+  // the same forces as ComputeLumped, each applied directly to its segment's free joint
+  // (world-frame linear, body-frame angular dofs)
+  for (size_t i = 0; i < segments_.size(); ++i) {
+    const int b = segments_[i];
+    const int dof = segment_dofs_[i];
+    const Mat3 R = BodyRotation(d, b);
+    const Vec3 p0 = Point(d->xpos + 3 * b);
+    const Vec3 axis = R.col(0);
+    const Vec3 p1 = p0 + L * axis;
+    double z_mid = 0;
+    const double fraction = tether::SubmergedFraction(p0.z(), p1.z(), &z_mid);
+    Vec3 point = p0 + 0.5 * L * axis;
+    if (fraction < 1 && std::abs(p1.z() - p0.z()) > 0) {
+      point = p0 + ((z_mid - p0.z()) / (p1.z() - p0.z())) * (p1 - p0);
+    }
+    const Vec3 omega = R * Point(d->qvel + dof + 3);
+    const Vec3 velocity = Point(d->qvel + dof) + omega.cross(point - p0);
+    Vec3 flow = -velocity;
+    if (water) flow += water->Evaluate(d->time, point.z()).velocity;
+    drag_[i] = fraction > 0 ? tether::MorisonDrag(flow, axis, L * fraction, morison)
+                            : tether::DragForce{};
+    const Vec3 wet = drag_[i].total() +
+                     tether::CylinderBuoyancy(config_.fluid_density, config_.diameter,
+                                              L * fraction, g);
+    const Vec3 lift = -added_mass * g;  // the added mass has no weight
+    applied_[i] = wet + lift;
+    ApplyWrench(m, d, b, dof, wet, Vec3::Zero(), point, d->qfrc_passive);
+    ApplyWrench(m, d, b, dof, lift, Vec3::Zero(), p0 + 0.5 * L * axis, d->qfrc_passive);
   }
 }
 

@@ -20,6 +20,7 @@ namespace nereid {
 // initialisers (tests/plugins/keys_test.cc checks that they do).
 namespace tether_keys {
 inline constexpr ConfigKey kModel{"model", "—", "lumped"};
+inline constexpr ConfigKey kCoordinates{"coordinates", "—", "reduced"};
 inline constexpr ConfigKey kSite{"site", "—", nullptr, false,
                                  "required for `analytic`; optional for `lumped` (absent: a free end, e.g. a "
                                  "hanging cable)"};
@@ -36,7 +37,7 @@ inline constexpr ConfigKey kBendingDamping{"bending_damping", "N m s/rad", "0"};
 inline constexpr ConfigKey kAddedMassCoefficient{"added_mass_coefficient", "—", "1"};
 inline constexpr ConfigKey kFluidDensity{"fluid_density", "kg/m³", "1000"};
 inline constexpr ConfigKey kAnalyticWeightFactor{"analytic_weight_factor", "—", "1.2"};
-inline constexpr std::array kAll{kModel, kSite, kAnchorBody, kAnchorPoint, kLength, kSegments, kDiameter,
+inline constexpr std::array kAll{kModel, kCoordinates, kSite, kAnchorBody, kAnchorPoint, kLength, kSegments, kDiameter,
                                  kMassPerMetre, kCdNormal, kCdTangential, kAxialStiffness, kBendingDamping,
                                  kAddedMassCoefficient, kFluidDensity, kAnalyticWeightFactor};
 static_assert(DistinctNames(kAll));
@@ -76,12 +77,14 @@ class Tether final {
 
  private:
   void ComputeLumped(const mjModel* m, mjData* d) noexcept;
+  void ComputeMaximal(const mjModel* m, mjData* d) noexcept;
   void ComputeAnalytic(const mjModel* m, mjData* d) noexcept;
 
   tether::Config config_;
   int current_instance_ = -1;
   std::vector<int> segments_;     // body ids, anchor side first
-  std::vector<int> chain_;        // segments and their ancestors, descending ids
+  std::vector<int> chain_;        // reduced: segments and their ancestors, descending ids
+  std::vector<int> segment_dofs_; // maximal: each segment's free-joint dof address
   std::vector<double> inertial_mass_;  // body mass (tether + added mass) per segment
   int end_site_ = -1, equality_ = -1, site_ = -1, site_body_ = -1, site_free_dof_ = -1;
   int anchor_body_ = 0;

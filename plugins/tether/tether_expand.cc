@@ -152,9 +152,10 @@ void ExpandTethers(mjSpec* spec) {
   };
 
   // tether i's layout between its anchor and its site in the current d ("where" for errors)
-  auto lay_out = [&](size_t i, const std::string& where, Quat* anchor_quat) {
+  auto lay_out = [&](size_t i, const std::string& where, Quat* anchor_quat, Vec3* anchor_out = nullptr) {
     Vec3 anchor, site;
     place(i, &anchor, anchor_quat, &site);
+    if (anchor_out) *anchor_out = anchor;
     return LayOut(configs[i], anchor, configs[i].site.empty() ? nullptr : &site, down, where);
   };
 
@@ -163,7 +164,8 @@ void ExpandTethers(mjSpec* spec) {
   for (size_t i = 0; i < configs.size(); ++i) {
     const tether::Config& c = configs[i];
     Quat anchor_quat;
-    const Layout layout = lay_out(i, "at qpos0", &anchor_quat);
+    Vec3 anchor;
+    const Layout layout = lay_out(i, "at qpos0", &anchor_quat, &anchor);
     const double l = c.segment_length();
     const double area = 0.25 * M_PI * c.diameter * c.diameter;
     const double mass = (c.mass_per_metre + c.added_mass_coefficient * c.fluid_density * area) * l;
@@ -171,19 +173,41 @@ void ExpandTethers(mjSpec* spec) {
     // a thin rod's own-axis inertia m r^2 / 2 is tiny and nothing twists a segment (all
     // its forces act on its axis): floored at 1e-3 of the transverse one for conditioning
     const double axial = std::max(0.5 * mass * 0.25 * c.diameter * c.diameter, 1e-3 * transverse);
+    const bool maximal = c.coordinates == tether::Coordinates::kMaximal;
 
-    mjsBody* parent = c.anchor_body.empty() ? mjs_findBody(spec, "world")
-                                            : mjs_findBody(spec, c.anchor_body.c_str());
-    if (!parent) {
+    mjsBody* world = mjs_findBody(spec, "world");
+    mjsBody* anchor_body = c.anchor_body.empty() ? world : mjs_findBody(spec, c.anchor_body.c_str());
+    if (!anchor_body) {
       throw ConfigError(std::string(kTetherPlugin) + " instance '" + c.name +
                         "': key 'anchor_body' = '" + c.anchor_body + "': body not found in the spec");
     }
+    // a stiff connect: the time constant and impedance of the one at the vehicle
+    auto add_connect = [&](const std::string& name, mjtObj type, const std::string& name1,
+                           const std::string& name2) {
+      mjsEquality* eq = mjs_addEquality(spec, nullptr);
+      mjs_setName(eq->element, name.c_str());
+      eq->type = mjEQ_CONNECT;
+      eq->objtype = type;
+      SetString(eq->name1, name1);
+      SetString(eq->name2, name2);
+      eq->active = 1;
+      for (int j = 0; j < 3; ++j) eq->data[j] = 0;  // body1's origin (a segment's start)
+      eq->solref[0] = 2 * m->opt.timestep;
+      eq->solref[1] = 1;
+      for (int j = 0; j < mjNIMP; ++j) eq->solimp[j] = kConnectImpedance[j];
+    };
+    mjsBody* parent = anchor_body;
     Quat parent_quat = anchor_quat;
+    Vec3 start = anchor;  // world position of segment k's start (maximal)
     for (int k = 0; k < c.segments; ++k) {
-      mjsBody* body = mjs_addBody(parent, nullptr);
-      mjs_setName(body->element, (c.name + "_seg" + std::to_string(k)).c_str());
-      const Vec3 pos = k == 0 ? c.anchor_point : Vec3(l, 0, 0);
-      const Quat q = (parent_quat.conjugate() * layout.orientation[static_cast<size_t>(k)]).normalized();
+      const Quat& world_quat = layout.orientation[static_cast<size_t>(k)];
+      // reduced: a child of the previous segment (the anchor body for the first), placed
+      // in its frame; maximal: a free body in the world, placed in world coordinates
+      mjsBody* body = mjs_addBody(maximal ? world : parent, nullptr);
+      const std::string name = c.name + "_seg" + std::to_string(k);
+      mjs_setName(body->element, name.c_str());
+      const Vec3 pos = maximal ? start : (k == 0 ? c.anchor_point : Vec3(l, 0, 0));
+      const Quat q = maximal ? world_quat : (parent_quat.conjugate() * world_quat).normalized();
       for (int j = 0; j < 3; ++j) body->pos[j] = pos[j];
       body->quat[0] = q.w(); body->quat[1] = q.x(); body->quat[2] = q.y(); body->quat[3] = q.z();
       body->explicitinertial = 1;
@@ -191,16 +215,27 @@ void ExpandTethers(mjSpec* spec) {
       body->ipos[0] = 0.5 * l; body->ipos[1] = 0; body->ipos[2] = 0;
       body->iquat[0] = 1; body->iquat[1] = body->iquat[2] = body->iquat[3] = 0;
       body->inertia[0] = axial; body->inertia[1] = transverse; body->inertia[2] = transverse;
-      mjsJoint* ball = mjs_addJoint(body, nullptr);
-      ball->type = mjJNT_BALL;
-      ball->damping[0] = c.bending_damping;
-      mjs_setName(ball->element, (c.name + "_ball" + std::to_string(k)).c_str());
-      if (c.axial_stiffness > 0) {
-        mjsJoint* slide = mjs_addJoint(body, nullptr);
-        slide->type = mjJNT_SLIDE;
-        slide->axis[0] = 1; slide->axis[1] = 0; slide->axis[2] = 0;
-        slide->stiffness[0] = c.axial_stiffness / l;
-        mjs_setName(slide->element, (c.name + "_axial" + std::to_string(k)).c_str());
+      if (maximal) {
+        mjsJoint* free = mjs_addJoint(body, nullptr);
+        free->type = mjJNT_FREE;
+        mjs_setName(free->element, (c.name + "_free" + std::to_string(k)).c_str());
+        // joined to the previous segment's end (or the anchor point) at its start; MuJoCo
+        // computes body2's point from this layout
+        add_connect(c.name + "_link" + std::to_string(k), mjOBJ_BODY, name,
+                    k == 0 ? (c.anchor_body.empty() ? "world" : c.anchor_body)
+                           : c.name + "_seg" + std::to_string(k - 1));
+      } else {
+        mjsJoint* ball = mjs_addJoint(body, nullptr);
+        ball->type = mjJNT_BALL;
+        ball->damping[0] = c.bending_damping;
+        mjs_setName(ball->element, (c.name + "_ball" + std::to_string(k)).c_str());
+        if (c.axial_stiffness > 0) {
+          mjsJoint* slide = mjs_addJoint(body, nullptr);
+          slide->type = mjJNT_SLIDE;
+          slide->axis[0] = 1; slide->axis[1] = 0; slide->axis[2] = 0;
+          slide->stiffness[0] = c.axial_stiffness / l;
+          mjs_setName(slide->element, (c.name + "_axial" + std::to_string(k)).c_str());
+        }
       }
       mjsGeom* geom = mjs_addGeom(body, nullptr);
       geom->type = mjGEOM_CAPSULE;
@@ -214,30 +249,66 @@ void ExpandTethers(mjSpec* spec) {
       geom->density = 0;
       geom->rgba[0] = 0.95f; geom->rgba[1] = 0.75f; geom->rgba[2] = 0.1f; geom->rgba[3] = 1;
       parent = body;
-      parent_quat = layout.orientation[static_cast<size_t>(k)];
+      parent_quat = world_quat;
+      start += l * (world_quat * Vec3::UnitX());
     }
     mjsSite* end = mjs_addSite(parent, nullptr);
     mjs_setName(end->element, (c.name + "_end").c_str());
     end->pos[0] = l; end->pos[1] = 0; end->pos[2] = 0;
     end->size[0] = 0.5 * c.diameter;
     end->group = 2;
-    if (!c.site.empty()) {
-      mjsEquality* eq = mjs_addEquality(spec, nullptr);
-      mjs_setName(eq->element, (c.name + "_connect").c_str());
-      eq->type = mjEQ_CONNECT;
-      eq->objtype = mjOBJ_SITE;
-      SetString(eq->name1, c.name + "_end");
-      SetString(eq->name2, c.site);
-      eq->active = 1;
-      eq->solref[0] = 2 * m->opt.timestep;
-      eq->solref[1] = 1;
-      for (int j = 0; j < mjNIMP; ++j) eq->solimp[j] = kConnectImpedance[j];
-    }
+    if (!c.site.empty()) add_connect(c.name + "_connect", mjOBJ_SITE, c.name + "_end", c.site);
   }
 
-  // keyframes: the tether's joint values for each keyframe's own vehicle pose. The
-  // expanded model is compiled with the keyframes' qpos/qvel set aside, to learn where
-  // its joints are; old joints keep their order.
+  // keyframes: the tether's joint values for each keyframe's own vehicle pose.
+  //
+  // With maximal coordinates only, no second compile is needed: the segments are the
+  // world's last children, so MuJoCo's depth-first order puts their free joints after
+  // every joint of the model, tether by tether, segment by segment: qpos gains
+  // (position, quaternion) per segment and qvel six zeros.
+  bool all_maximal = true;
+  for (const tether::Config& c : configs) all_maximal &= c.coordinates == tether::Coordinates::kMaximal;
+  if (all_maximal) {
+    int index = 0;
+    for (mjsElement* e = mjs_firstElement(spec, mjOBJ_KEY); e; e = mjs_nextElement(spec, e), ++index) {
+      mjsKey* key = mjs_asKey(e);
+      int nq = 0, nv = 0;
+      const double* qpos_data = mjs_getDouble(key->qpos, &nq);
+      const double* qvel_data = mjs_getDouble(key->qvel, &nv);
+      const std::string where =
+          "in keyframe " + std::to_string(index) +
+          (mjs_getString(mjs_getName(key->element))[0]
+               ? " '" + std::string(mjs_getString(mjs_getName(key->element))) + "'" : "");
+      if (nq > 0 && nq != m->nq) {
+        throw ConfigError(where + ": qpos has " + std::to_string(nq) +
+                          " values, the model (before the tether is added) has " + std::to_string(m->nq));
+      }
+      if (nq == m->nq && nq > 0) {
+        std::vector<double> qpos(qpos_data, qpos_data + nq);
+        mju_copy(d->qpos, qpos_data, static_cast<int>(m->nq));
+        mj_kinematics(m, d);
+        for (size_t i = 0; i < configs.size(); ++i) {
+          Quat anchor_quat;
+          Vec3 start;
+          const Layout layout = lay_out(i, where, &anchor_quat, &start);
+          for (const Quat& q : layout.orientation) {
+            qpos.insert(qpos.end(), {start.x(), start.y(), start.z(), q.w(), q.x(), q.y(), q.z()});
+            start += configs[i].segment_length() * (q * Vec3::UnitX());
+          }
+        }
+        mjs_setDouble(key->qpos, qpos.data(), static_cast<int>(qpos.size()));
+      }
+      if (nv == m->nv && nv > 0) {
+        std::vector<double> qvel(qvel_data, qvel_data + nv);
+        for (const tether::Config& c : configs) qvel.resize(qvel.size() + 6 * static_cast<size_t>(c.segments), 0.0);
+        mjs_setDouble(key->qvel, qvel.data(), static_cast<int>(qvel.size()));
+      }
+    }
+    return;
+  }
+
+  // Otherwise the expanded model is compiled with the keyframes' qpos/qvel set aside, to
+  // learn where its joints are; old joints keep their order.
   struct Saved { mjsKey* key; std::vector<double> qpos, qvel; };
   std::vector<Saved> saved;
   for (mjsElement* e = mjs_firstElement(spec, mjOBJ_KEY); e; e = mjs_nextElement(spec, e)) {
@@ -305,20 +376,27 @@ void ExpandTethers(mjSpec* spec) {
       for (size_t i = 0; i < configs.size(); ++i) {
         const tether::Config& c = configs[i];
         Quat anchor_quat;
-        const Layout layout = lay_out(i, where, &anchor_quat);
+        Vec3 start;
+        const Layout layout = lay_out(i, where, &anchor_quat, &start);
         Quat parent_quat = anchor_quat;
         for (int k = 0; k < c.segments; ++k) {
           const int b = mj_name2id(m1.get(), mjOBJ_BODY, (c.name + "_seg" + std::to_string(k)).c_str());
-          const Quat body_quat(m1->body_quat[4 * b], m1->body_quat[4 * b + 1],
-                               m1->body_quat[4 * b + 2], m1->body_quat[4 * b + 3]);
           const Quat& world = layout.orientation[static_cast<size_t>(k)];
-          const Quat joint = ((parent_quat * body_quat).conjugate() * world).normalized();
-          const int adr = m1->jnt_qposadr[m1->body_jntadr[b]];
-          qpos[static_cast<size_t>(adr)] = joint.w();
-          qpos[static_cast<size_t>(adr + 1)] = joint.x();
-          qpos[static_cast<size_t>(adr + 2)] = joint.y();
-          qpos[static_cast<size_t>(adr + 3)] = joint.z();
+          auto adr = static_cast<size_t>(m1->jnt_qposadr[m1->body_jntadr[b]]);
+          Quat joint = world;  // maximal: the free joint's world pose
+          if (c.coordinates == tether::Coordinates::kMaximal) {
+            for (int j = 0; j < 3; ++j) qpos[adr++] = start[j];
+          } else {
+            const Quat body_quat(m1->body_quat[4 * b], m1->body_quat[4 * b + 1],
+                                 m1->body_quat[4 * b + 2], m1->body_quat[4 * b + 3]);
+            joint = ((parent_quat * body_quat).conjugate() * world).normalized();
+          }
+          qpos[adr] = joint.w();
+          qpos[adr + 1] = joint.x();
+          qpos[adr + 2] = joint.y();
+          qpos[adr + 3] = joint.z();
           parent_quat = world;
+          start += c.segment_length() * (world * Vec3::UnitX());
         }
       }
     } else if (!s.qpos.empty()) {

@@ -91,6 +91,7 @@ int Bench(const std::vector<std::string>& args) {
   nereid::cli::AddNumber<long>(app, "--rl-steps", [&](const long& x) { options.rl_env_steps = x; }, 1, 1000000000);
   parser.Parse(args);
   nereid::BenchReport report = nereid::RunBenchmarks(options);
+  nereid::RunTetherLoadBenchmarks(options, &report);
   if (options.rl) nereid::RunRlBenchmarks(options, &report);
 #ifdef NEREID_HAVE_MPC
   if (options.mpc) nereid::RunMpcBenchmarks(options, &report);
@@ -103,6 +104,8 @@ int Bench(const std::vector<std::string>& args) {
     } else if (c.p99_ns > 0) {
       std::printf("  %-50s %10.2f ms/plan median, p99 %.2f ms, max %.2f ms; median = %.3f of the period\n",
                   c.name.c_str(), 1e-6 * c.ns_per_step, 1e-6 * c.p99_ns, 1e-6 * c.ns_max, c.fraction_of_period);
+    } else if (c.load_s > 0) {
+      std::printf("  %-50s %10.3f s to load (best of %d)\n", c.name.c_str(), c.load_s, c.samples);
     } else if (c.realtime_factor > 0) {
       std::printf("  %-50s %10.1f x real time (%ld steps)\n", c.name.c_str(), c.realtime_factor, c.steps_per_sample);
     } else {
@@ -142,6 +145,20 @@ int Bench(const std::vector<std::string>& args) {
               report.Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_no_thrusters"));
   std::printf("  ratio nereid_full / nereid_no_actuators: %.3f (8 thrusters with MuJoCo's site transmissions)\n",
               report.Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_no_actuators"));
+  std::printf("  ratio nereid_mujoco_motors / nereid_no_thrusters: %.3f (MuJoCo's own actuation of 8 motors on "
+              "the same sites: the floor for thrusters that are MuJoCo actuators)\n",
+              report.Ratio("bluerov2_heavy/nereid_mujoco_motors", "bluerov2_heavy/nereid_no_thrusters"));
+  std::printf("  ratio nereid_full / nereid_mujoco_motors: %.3f (the thruster plugin against MuJoCo's motor)\n",
+              report.Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_mujoco_motors"));
+  double load_1000 = 0, load_50 = 0;
+  for (const nereid::BenchCase& c : report.cases) {
+    if (c.name == "tether_load/maximal/1000") load_1000 = c.load_s;
+    if (c.name == "tether_load/maximal/50") load_50 = c.load_s;
+  }
+  if (load_1000 > 0) {
+    std::printf("  tether load, maximal coordinates: %.3f s for 1000 segments (target <= 2 s); 1000 / 50 segments = %.1f\n",
+                load_1000, load_50 > 0 ? load_1000 / load_50 : 0.0);
+  }
   if (!out.empty()) {
     std::ofstream f(out);
     if (!f) throw nereid::ConfigError(out + ": cannot write");

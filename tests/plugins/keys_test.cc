@@ -89,7 +89,7 @@ TEST_SUITE("plugin_keys") {
 
   TEST_CASE("registration takes the table's names; the current's are nereid/current.h's grammar") {
     CHECK(std::size(Hydrodynamics::kAttributes) == hydrodynamics_keys::kAll.size());
-    CHECK(std::string(Tether::kAttributes[4]) == "length");
+    CHECK(std::string(Tether::kAttributes[5]) == "length");
     for (size_t i = 0; i < 3; ++i) CHECK(std::string(CurrentPlugin::kAttributes[i]) == CurrentField::kKeys[i]);
   }
 
@@ -105,6 +105,7 @@ TEST_SUITE("plugin_keys") {
     CHECK(Parse(k::kAnalyticWeightFactor.fallback) == c.analytic_weight_factor);
     CHECK(std::string(k::kModel.fallback) == "lumped");
     CHECK(c.model == tether::Model::kLumped);
+    CHECK(std::string(k::kCoordinates.fallback) == NameOf(tether::kCoordinatesNames, c.coordinates));
   }
 }
 

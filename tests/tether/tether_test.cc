@@ -166,11 +166,13 @@ TEST_CASE("a neutrally buoyant tether in still water exerts no force on a vehicl
 
 // steady state of a neutral 10 m tether between a world point and a fixed site 8 m away,
 // in a current across the chord: returns the readout
-tether::Readout SteadyCrossFlow(int segments, double U, double dt, double* t_settle) {
+tether::Readout SteadyCrossFlow(int segments, double U, double dt, double* t_settle,
+                                const std::string& coordinates = "reduced") {
   Keys keys = Cable(10, segments);
+  keys["coordinates"] = coordinates;
   keys["site"] = "att";
   keys["anchor_point"] = "0 0 -5";
-  keys["bending_damping"] = Num(kSettleDamping);
+  if (coordinates == "reduced") keys["bending_damping"] = Num(kSettleDamping);
   auto sim = Simulation::LoadString(
       Model(keys, FixedVehicle(Vec3(8, 0, -5)), dt, true, "0 " + Num(U) + " 0"));
   const bool settled = Settle(*sim, 150, 1e-5);
@@ -224,9 +226,12 @@ TEST_CASE("steady shape in a uniform current converges as the segments are refin
   }
 }
 
-TEST_CASE("a heavy tether in still water hangs as a catenary") {
-  // span S = 8 m, length 10 m, both ends at the same depth: sag = a (cosh(S / 2a) - 1)
-  // with L = 2 a sinh(S / 2a)
+// span S = 8 m, length 10 m, both ends at the same depth: sag = a (cosh(S / 2a) - 1)
+// with L = 2 a sinh(S / 2a); the end tension H cosh(S / 2a), H = w a
+struct Catenary {
+  double sag, end_tension;
+};
+Catenary ClosedFormCatenary() {
   const double S = 8, L = 10;
   double lo = 0.1, hi = 100;
   for (int i = 0; i < 200; ++i) {
@@ -234,34 +239,124 @@ TEST_CASE("a heavy tether in still water hangs as a catenary") {
     (2 * a * std::sinh(S / (2 * a)) > L ? lo : hi) = a;
   }
   const double a = 0.5 * (lo + hi);
-  const double sag = a * (std::cosh(S / (2 * a)) - 1);
+  const double w = 2 * kNeutral * kG;  // wet weight per metre
+  return {a * (std::cosh(S / (2 * a)) - 1), w * a * std::cosh(S / (2 * a))};
+}
+
+// the settled readout of that hanging tether with n segments
+tether::Readout Hang(int n, const std::string& coordinates) {
+  Keys keys = Cable(10, n, 3 * kNeutral);
+  keys["site"] = "att";
+  keys["anchor_point"] = "0 0 -5";
+  keys["coordinates"] = coordinates;
+  // still water, little drag: the chain settles faster with damping on its joints
+  if (coordinates == "reduced") keys["bending_damping"] = Num(10 * kSettleDamping);
+  auto sim = Simulation::LoadString(Model(keys, FixedVehicle(Vec3(8, 0, -5)), 0.005, true));
+  // maximal: no joint damping (see the README); the still-water swing decays by quadratic
+  // drag alone, slowly once it is small
+  CHECK(Settle(*sim, 150, coordinates == "reduced" ? 1e-5 : 5e-4));
+  sim->Forward();
+  return tether::Read(sim->model(), sim->data(), TetherInstance(sim->model()));
+}
+
+TEST_CASE("a heavy tether in still water hangs as a catenary") {
+  const Catenary exact = ClosedFormCatenary();
   double previous = 1e9;
   for (int n : {4, 8, 16, 32}) {
-    Keys keys = Cable(L, n, 3 * kNeutral);
-    keys["site"] = "att";
-    keys["anchor_point"] = "0 0 -5";
-    keys["bending_damping"] = Num(10 * kSettleDamping);  // still water: little drag
-    auto sim = Simulation::LoadString(Model(keys, FixedVehicle(Vec3(S, 0, -5)), 0.005, true));
-    CHECK(Settle(*sim, 150, 1e-5));
-    sim->Forward();
-    const tether::Readout r = tether::Read(sim->model(), sim->data(), TetherInstance(sim->model()));
+    const tether::Readout r = Hang(n, "reduced");
     const double mid = -5 - r.nodes[r.nodes.size() / 2].z();
-    const double w = 2 * kNeutral * kG;  // wet weight per metre
-    const double H = w * a;              // horizontal tension of the catenary
-    const double T_end = H * std::cosh(S / (2 * a));
-    const double error = std::abs(mid - sag);
-    MESSAGE(n << " segments: sag " << mid << " m (catenary " << sag << ", error " << error
+    const double error = std::abs(mid - exact.sag);
+    MESSAGE(n << " segments: sag " << mid << " m (catenary " << exact.sag << ", error " << error
             << "), end tension " << r.vehicle_force.norm() << " N, anchor tension "
-            << r.tension.front() << " N (catenary " << T_end << " at both)");
+            << r.tension.front() << " N (catenary " << exact.end_tension << " at both)");
     CHECK(error < previous);
     previous = error;
     if (n == 32) {
-      CHECK(error <= 2e-3 * sag);
-      CHECK(std::abs(r.vehicle_force.norm() - T_end) <= 5e-3 * T_end);
+      CHECK(error <= 2e-3 * exact.sag);
+      CHECK(std::abs(r.vehicle_force.norm() - exact.end_tension) <= 5e-3 * exact.end_tension);
       // the readout's force balance along the chain gives the same tension at the anchor
-      CHECK(std::abs(r.tension.front() - T_end) <= 5e-3 * T_end);
+      CHECK(std::abs(r.tension.front() - exact.end_tension) <= 5e-3 * exact.end_tension);
     }
   }
+}
+
+TEST_CASE("maximal coordinates: the catenary, and the same shape and tensions as the chain") {
+  const Catenary exact = ClosedFormCatenary();
+  const tether::Readout chain = Hang(32, "reduced"), free = Hang(32, "maximal");
+  REQUIRE(free.nodes.size() == chain.nodes.size());
+  const double mid = -5 - free.nodes[free.nodes.size() / 2].z();
+  double shape = 0, stretch = 0;
+  for (size_t i = 0; i < free.nodes.size(); ++i) {
+    shape = std::max(shape, (free.nodes[i] - chain.nodes[i]).norm());
+    if (i > 0) stretch = std::max(stretch, (free.nodes[i] - free.nodes[i - 1]).norm() / (10.0 / 32) - 1);
+  }
+  MESSAGE("maximal: sag " << mid << " m (catenary " << exact.sag << "), end tension "
+          << free.vehicle_force.norm() << " N, anchor tension " << free.tension.front()
+          << " N (catenary " << exact.end_tension << "); nodes within " << shape
+          << " m of the chain's; largest link stretch " << stretch);
+  // the chain's bound, 2e-3, plus the sag of the links' stretch (0.06 % here lengthens the
+  // cable by 6 mm: about 1e-3 of the sag)
+  CHECK(std::abs(mid - exact.sag) <= 3e-3 * exact.sag);
+  CHECK(std::abs(free.vehicle_force.norm() - exact.end_tension) <= 5e-3 * exact.end_tension);
+  CHECK(std::abs(free.tension.front() - exact.end_tension) <= 5e-3 * exact.end_tension);
+  CHECK(shape <= 1e-3 * 10);   // 0.1 % of the length
+  CHECK(stretch <= 1e-3);      // the connects' give under this tension
+}
+
+TEST_CASE("maximal coordinates: steady shape and tension in a cross flow equal the chain's") {
+  double t = 0;
+  const tether::Readout chain = SteadyCrossFlow(32, 0.5, 0.005, &t);
+  const tether::Readout free = SteadyCrossFlow(32, 0.5, 0.005, &t, "maximal");
+  REQUIRE(free.nodes.size() == chain.nodes.size());
+  double shape = 0;
+  for (size_t i = 0; i < free.nodes.size(); ++i) shape = std::max(shape, (free.nodes[i] - chain.nodes[i]).norm());
+  const double dT = std::abs(free.vehicle_force.norm() - chain.vehicle_force.norm()) / chain.vehicle_force.norm();
+  MESSAGE("maximal against the chain: nodes within " << shape << " m, tension " << free.vehicle_force.norm()
+          << " N against " << chain.vehicle_force.norm() << " N (relative " << dT << "), settled at " << t << " s");
+  CHECK(shape <= 1e-3 * 10);
+  CHECK(dT <= 5e-3);
+}
+
+TEST_CASE("maximal coordinates: 1000 segments load and step; keyframes put the end on the site") {
+  Keys keys = Cable(30, 1000);
+  keys["site"] = "att";
+  keys["anchor_point"] = "0 0 -1";
+  keys["coordinates"] = "maximal";
+  const std::string vehicle =
+      "    <body name='v' pos='5 1 -7'><freejoint/>\n"
+      "      <inertial pos='0 0 0' mass='10' diaginertia='0.2 0.2 0.2'/>\n"
+      "      <site name='att' pos='-0.2 0 0.05'/></body>\n";
+  std::string xml = Model(keys, vehicle, 0.005, true, "0.3 0 0");
+  xml.replace(xml.find("</mujoco>"), 9,
+              "  <keyframe><key name='a' qpos='12 -3 -20 1 0 0 0'/>"
+              "<key name='b' qpos='-4 6 -9 0.7071067811865476 0 0 0.7071067811865476' qvel='0.1 0 0 0 0 0'/>"
+              "</keyframe>\n</mujoco>\n");
+  auto sim = Simulation::LoadString(xml);
+  const mjModel* m = sim->model();
+  mjData* d = sim->data();
+  CHECK(m->nv == 6 + 6 * 1000);
+  CHECK(m->neq == 1000 + 1);  // the links (the anchor's included) and the vehicle's connect
+  const int instance = TetherInstance(m), site = mj_name2id(m, mjOBJ_SITE, "att");
+  for (int key = -1; key < m->nkey; ++key) {
+    sim->Reset(key);
+    sim->Forward();
+    const tether::Readout r = tether::Read(m, d, instance);
+    const Vec3 s(d->site_xpos[3 * site], d->site_xpos[3 * site + 1], d->site_xpos[3 * site + 2]);
+    double gap = 0;  // each segment's end against the next one's start
+    for (int k = 0; k + 1 < 1000; ++k) {
+      const int b = mj_name2id(m, mjOBJ_BODY, ("tether_seg" + std::to_string(k)).c_str());
+      const Vec3 end = Vec3(d->xpos[3 * b], d->xpos[3 * b + 1], d->xpos[3 * b + 2]) +
+                       0.03 * Vec3(d->xmat[9 * b], d->xmat[9 * b + 3], d->xmat[9 * b + 6]);
+      gap = std::max(gap, (end - r.nodes[static_cast<size_t>(k) + 1]).norm());
+    }
+    MESSAGE("keyframe " << key << ": end to site " << (r.nodes.back() - s).norm() << " m, anchor "
+            << (r.nodes.front() - Vec3(0, 0, -1)).norm() << " m, largest gap between segments " << gap << " m");
+    CHECK((r.nodes.back() - s).norm() <= 1e-9);
+    CHECK((r.nodes.front() - Vec3(0, 0, -1)).norm() <= 1e-12);
+    CHECK(gap <= 1e-9);
+  }
+  CHECK(d->qvel[0] == 0.1);  // keyframe b's vehicle velocity kept, the segments' zero
+  for (int k = 0; k < 40; ++k) REQUIRE(sim->TryStep());
 }
 
 TEST_CASE("mechanical energy decreases monotonically with drag and no driving") {
@@ -399,6 +494,20 @@ TEST_CASE("bad values name the file, instance, key and value") {
     CHECK(LoadError(keys).find(std::string("key 'segments' = '") + n + "': must be a whole number in 1..500") !=
           std::string::npos);
   }
+  keys = Cable(10, 4);
+  keys["coordinates"] = "maximal";
+  keys["segments"] = "2001";
+  CHECK(LoadError(keys).find("key 'segments' = '2001': must be a whole number in 1..2000 with "
+                             "coordinates = maximal") != std::string::npos);
+  keys["segments"] = "4";
+  keys["axial_stiffness"] = "1e5";
+  CHECK(LoadError(keys).find("key 'axial_stiffness' = '1e5': needs coordinates = reduced") != std::string::npos);
+  keys.erase("axial_stiffness");
+  keys["bending_damping"] = "0.1";
+  CHECK(LoadError(keys).find("key 'bending_damping' = '0.1': needs coordinates = reduced") != std::string::npos);
+  keys = Cable(10, 4);
+  keys["coordinates"] = "joints";
+  CHECK(LoadError(keys).find("key 'coordinates' = 'joints': expected 'reduced' or 'maximal'") != std::string::npos);
   keys = Cable(10, 4);
   keys["diameter"] = "-0.01";
   CHECK(LoadError(keys).find("tether.xml: nereid.tether instance 'tether': key 'diameter' = "
