@@ -76,7 +76,14 @@ struct StepOutcome {
 
 class Env {
  public:
+  // Loads the task's model (its own mjModel and mjData).
   Env(const TaskSpec& spec, const std::string& model_dir);
+  // Steps its own mjData of `model`, which is shared (read-only while stepping; see
+  // Simulation::Attach) and must outlive the Env: BatchEnv compiles its task's model once.
+  Env(const TaskSpec& spec, mjModel* model);
+  ~Env();
+  Env(const Env&) = delete;
+  Env& operator=(const Env&) = delete;
   int observation_size() const { return task_->observation_size(); }
   int action_size() const { return task_->action_size(); }
   // Starts an episode from the env's random stream (reseeded when seed is given).
@@ -93,11 +100,17 @@ class Env {
 
  private:
   TaskSpec spec_;
+  mjData* data_ = nullptr;  // with a shared model: this env's data (freed after sim_)
   std::unique_ptr<Simulation> sim_;
   std::unique_ptr<Task> task_;
   std::mt19937_64 rng_;
   int steps_ = 0;
 };
+
+// The most environments and threads of one BatchEnv (counts from the user are bounded,
+// with the limit in the message).
+inline constexpr int kMaxBatchEnvs = 65536;
+inline constexpr int kMaxBatchThreads = 256;
 
 class BatchEnv {
  public:
@@ -136,6 +149,10 @@ class BatchEnv {
   void ParallelFor(F&& per_env);  // per_env(i) for every environment, over the pool
   void WorkerLoop(int worker);
 
+  // one compiled model shared by every env (each has its own mjData): compiled once, and
+  // one copy in the cache however large the batch; declared first, so freed last
+  struct ModelDeleter { void operator()(mjModel* m) const { mj_deleteModel(m); } };
+  std::unique_ptr<mjModel, ModelDeleter> model_;
   std::vector<std::unique_ptr<Env>> envs_;
   int obs_size_ = 0, act_size_ = 0, num_threads_ = 1;
   std::vector<float> observations_, final_observations_, rewards_;

@@ -12,6 +12,8 @@
 #include <thread>
 
 #include "nereid/error.h"
+#include "nereid/mujoco_log.h"
+#include "nereid/plugins.h"
 #include "nereid/rl.h"
 
 namespace nereid::rl {
@@ -52,6 +54,33 @@ Env::Env(const TaskSpec& spec, const std::string& model_dir) : spec_(spec) {
   options.constraints = spec.constraints;
   sim_ = Simulation::LoadFile((std::filesystem::path(model_dir) / spec.model).string(), options);
   task_ = spec.make(*sim_);
+}
+
+Env::Env(const TaskSpec& spec, mjModel* model) : spec_(spec) {
+  SimulationOptions options;
+  options.constraints = spec.constraints;
+  {
+    EngineScope scope;  // the hydrodynamics instances leave added mass to the engine
+    std::string error;
+    if (!CallMuJoCo([&] { data_ = mj_makeData(model); }, nullptr, &error) || !data_) {
+      throw MuJoCoError(spec.model + ": MuJoCo could not make mjData: " +
+                        (error.empty() ? TakeLastPluginError() : error));
+    }
+  }
+  try {
+    sim_ = Simulation::Attach(model, data_, options, spec.model);
+    task_ = spec.make(*sim_);
+  } catch (...) {
+    sim_.reset();
+    mj_deleteData(data_);
+    throw;
+  }
+}
+
+Env::~Env() {
+  task_.reset();
+  sim_.reset();
+  if (data_) mj_deleteData(data_);
 }
 
 void Env::Reset(float* observation, const uint64_t* seed) {
@@ -139,10 +168,18 @@ struct BatchEnv::Pool {
 
 BatchEnv::BatchEnv(const std::string& task_id, int num_envs, int num_threads,
                    const std::string& model_dir) {
-  if (num_envs < 1) throw ConfigError("num_envs must be >= 1, got " + std::to_string(num_envs));
-  if (num_threads < 1) throw ConfigError("num_threads must be >= 1, got " + std::to_string(num_threads));
+  if (num_envs < 1 || num_envs > kMaxBatchEnvs) {
+    throw ConfigError("num_envs must be in 1.." + std::to_string(kMaxBatchEnvs) + ", got " + std::to_string(num_envs));
+  }
+  if (num_threads < 1 || num_threads > kMaxBatchThreads) {
+    throw ConfigError("num_threads must be in 1.." + std::to_string(kMaxBatchThreads) + ", got " +
+                      std::to_string(num_threads));
+  }
   const TaskSpec& spec = FindTask(task_id);
-  for (int i = 0; i < num_envs; ++i) envs_.push_back(std::make_unique<Env>(spec, model_dir));
+  SimulationOptions options;
+  options.constraints = spec.constraints;
+  model_.reset(Simulation::CompileFile((std::filesystem::path(model_dir) / spec.model).string(), options));
+  for (int i = 0; i < num_envs; ++i) envs_.push_back(std::make_unique<Env>(spec, model_.get()));
   obs_size_ = envs_.front()->observation_size();
   act_size_ = envs_.front()->action_size();
   const auto n = static_cast<size_t>(num_envs);

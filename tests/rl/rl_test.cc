@@ -104,6 +104,15 @@ TEST_CASE("no allocation per step of UK rigid connections (a closed loop of thre
   }
 }
 
+TEST_CASE("batch sizes and thread counts are bounded, with the limit in the message") {
+  CHECK_THROWS_WITH_AS(BatchEnv("BlueROV2StationKeeping-v0", 0, 1),
+                       doctest::Contains("num_envs must be in 1..65536, got 0"), ConfigError);
+  CHECK_THROWS_WITH_AS(BatchEnv("BlueROV2StationKeeping-v0", kMaxBatchEnvs + 1, 1),
+                       doctest::Contains("num_envs must be in 1..65536, got 65537"), ConfigError);
+  CHECK_THROWS_WITH_AS(BatchEnv("BlueROV2StationKeeping-v0", 4, 257),
+                       doctest::Contains("num_threads must be in 1..256, got 257"), ConfigError);
+}
+
 TEST_CASE("NaN or infinite actions are refused before any environment steps") {
   BatchEnv batch("BlueROV2StationKeeping-v0", 3, 2);
   batch.Reset(1);
