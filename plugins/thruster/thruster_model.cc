@@ -37,13 +37,10 @@ void CheckTable(const std::vector<double>& x, const std::vector<double>& y, cons
 double InverseInterpolate(const std::vector<double>& x, const std::vector<double>& y, double target) {
   if (target <= y.front()) return x.front();
   if (target >= y.back()) return x.back();
-  for (size_t i = 1; i < x.size(); ++i) {
-    if (target <= y[i]) {
-      if (y[i] == y[i - 1]) return x[i - 1];
-      return x[i - 1] + (target - y[i - 1]) * (x[i] - x[i - 1]) / (y[i] - y[i - 1]);
-    }
-  }
-  return x.back();
+  // the first i >= 1 with target <= y[i] (y does not decrease: CheckTable)
+  const auto i = static_cast<size_t>(std::lower_bound(y.begin() + 1, y.end(), target) - y.begin());
+  if (y[i] == y[i - 1]) return x[i - 1];
+  return x[i - 1] + (target - y[i - 1]) * (x[i] - x[i - 1]) / (y[i] - y[i - 1]);
 }
 
 }  // namespace
