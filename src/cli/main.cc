@@ -150,6 +150,17 @@ int Bench(const std::vector<std::string>& args) {
               report.Ratio("bluerov2_heavy/nereid_mujoco_motors", "bluerov2_heavy/nereid_no_thrusters"));
   std::printf("  ratio nereid_full / nereid_mujoco_motors: %.3f (the thruster plugin against MuJoCo's motor)\n",
               report.Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_mujoco_motors"));
+  {
+    std::string line;
+    for (int n : {2, 4, 8, 16, 32}) {
+      const double r = report.Ratio("uk_chain/" + std::to_string(n) + "/uk", "uk_chain/" + std::to_string(n) + "/weld");
+      if (r <= 0) continue;
+      char item[48];
+      std::snprintf(item, sizeof(item), "%s%d: %.2f", line.empty() ? "" : ", ", n, r);
+      line += item;
+    }
+    if (!line.empty()) std::printf("  UK / MuJoCo weld by vehicles in the chain: %s (target <= 1.0)\n", line.c_str());
+  }
   double load_1000 = 0, load_50 = 0;
   for (const nereid::BenchCase& c : report.cases) {
     if (c.name == "tether_load/maximal/1000") load_1000 = c.load_s;
