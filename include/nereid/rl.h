@@ -91,6 +91,8 @@ class Env {
   // frame_skip physics steps under `action`; writes the next observation. Throws
   // ConfigError, before stepping, if a component is NaN or infinite.
   StepOutcome Step(const float* action, float* observation);
+  // Step for an action already checked (BatchEnv checks the whole batch first).
+  StepOutcome StepChecked(const float* action, float* observation);
   void ScriptedAction(float* action) {
     task_->ScriptedAction(*sim_, spec_.frame_skip * sim_->model()->opt.timestep, action);
   }

@@ -92,6 +92,10 @@ void Env::Reset(float* observation, const uint64_t* seed) {
 
 StepOutcome Env::Step(const float* action, float* observation) {
   CheckActions(action, 1, action_size());
+  return StepChecked(action, observation);
+}
+
+StepOutcome Env::StepChecked(const float* action, float* observation) {
   StepOutcome out;
   task_->ApplyAction(*sim_, action);
   for (int k = 0; k < spec_.frame_skip; ++k) {
@@ -280,7 +284,7 @@ void BatchEnv::Step(const float* actions) {
   ParallelFor([&](int i) {
     const auto k = static_cast<size_t>(i);
     float* obs = observations_.data() + k * static_cast<size_t>(obs_size_);
-    const StepOutcome out = envs_[k]->Step(actions + k * static_cast<size_t>(act_size_), obs);
+    const StepOutcome out = envs_[k]->StepChecked(actions + k * static_cast<size_t>(act_size_), obs);
     rewards_[k] = out.reward;
     terminated_[k] = out.terminated;
     truncated_[k] = out.truncated;
