@@ -189,7 +189,12 @@ report = json.load(open(bench))
 names = [c["name"] for c in report["cases"]]
 check("bench cases", "bluerov2_heavy/bare_mj_step" in names and
       "bluerov2_heavy/nereid_full" in names, names)
-check("bench figures are positive", all(c["ns_per_step"] > 0 for c in report["cases"]))
+check("bench figures are positive", all(c["ns_per_step"] > 0 or c.get("load_s", 0) > 0 for c in report["cases"]))
+loads = {c["name"]: c["load_s"] for c in report["cases"] if "load_s" in c}
+check("bench times the tether's load at 50, 200 and 1000 segments",
+      {"tether_load/maximal/50", "tether_load/maximal/200", "tether_load/maximal/1000",
+       "tether_load/reduced/50", "tether_load/reduced/200"} <= set(loads) and
+      report["tether"]["load_s"]["maximal/1000"] == loads["tether_load/maximal/1000"], str(loads))
 check("bench prints the ratios", "ratio nereid_no_thrusters / bare_mj_step" in p.stdout and
       "ratio nereid_full / nereid_no_thrusters" in p.stdout, p.stdout)
 
