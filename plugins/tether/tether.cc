@@ -27,6 +27,41 @@ thread_local int g_expansion_depth = 0;
 // number of intervals of the composite Simpson rule over the tether's depth (eq. 3.21)
 constexpr int kSimpsonIntervals = 16;
 
+// The forces on one lumped segment from p0 along `axis` (world): Morison drag on the flow
+// past its submerged part and that part's buoyancy (`wet`, at `point`, the submerged part's
+// centre), and the cancelled weight of its added mass (`lift`, at `centre`). velocity(x)
+// is the segment's world velocity at x.
+struct SegmentForces {
+  tether::DragForce drag;
+  Vec3 wet, point, lift, centre;
+};
+
+template <class Velocity>
+SegmentForces ForcesOnSegment(const tether::Config& config, const Vec3& g, const CurrentField* water,
+                              double time, const Vec3& p0, const Vec3& axis, Velocity&& velocity_at) {
+  const double L = config.segment_length();
+  const Vec3 p1 = p0 + L * axis;
+  double z_mid = 0;
+  const double fraction = tether::SubmergedFraction(p0.z(), p1.z(), &z_mid);
+  SegmentForces f;
+  f.point = p0 + 0.5 * L * axis;
+  if (fraction < 1 && std::abs(p1.z() - p0.z()) > 0) {
+    f.point = p0 + ((z_mid - p0.z()) / (p1.z() - p0.z())) * (p1 - p0);
+  }
+  const Vec3 velocity = velocity_at(f.point);
+  Vec3 flow = -velocity;
+  if (water) flow += water->Evaluate(time, f.point.z()).velocity;
+  const tether::Morison morison{config.fluid_density, config.diameter, config.cd_normal,
+                                config.cd_tangential};
+  f.drag = fraction > 0 ? tether::MorisonDrag(flow, axis, L * fraction, morison) : tether::DragForce{};
+  f.wet = f.drag.total() + tether::CylinderBuoyancy(config.fluid_density, config.diameter, L * fraction, g);
+  // the added mass is in the body's mass (inertia) but has no weight
+  const double added_mass = config.added_mass_coefficient * config.fluid_density * config.area() * L;
+  f.lift = -added_mass * g;
+  f.centre = p0 + 0.5 * L * axis;
+  return f;
+}
+
 }  // namespace
 
 TetherExpansionScope::TetherExpansionScope() { ++g_expansion_depth; }
@@ -192,50 +227,27 @@ void Tether::Compute(const mjModel* m, mjData* d, int) noexcept {
 
 void Tether::ComputeMaximal(const mjModel* m, mjData* d) noexcept {
   const Vec3 g = Gravity(m);
-  const double L = config_.segment_length();
-  const double added_mass = config_.added_mass_coefficient * config_.fluid_density *
-                            config_.area() * L;
-  const tether::Morison morison{config_.fluid_density, config_.diameter, config_.cd_normal,
-                                config_.cd_tangential};
   const CurrentField* water = CurrentPlugin::Field(d, current_instance_);
-  // the same forces as ComputeLumped, each applied directly to its segment's free joint
-  // (world-frame linear, body-frame angular dofs)
+  // each segment's forces go straight to its own free joint (world-frame linear,
+  // body-frame angular dofs)
   for (size_t i = 0; i < segments_.size(); ++i) {
     const int b = segments_[i];
     const int dof = segment_dofs_[i];
     const Mat3 R = BodyRotation(d, b);
     const Vec3 p0 = Point(d->xpos + 3 * b);
-    const Vec3 axis = R.col(0);
-    const Vec3 p1 = p0 + L * axis;
-    double z_mid = 0;
-    const double fraction = tether::SubmergedFraction(p0.z(), p1.z(), &z_mid);
-    Vec3 point = p0 + 0.5 * L * axis;
-    if (fraction < 1 && std::abs(p1.z() - p0.z()) > 0) {
-      point = p0 + ((z_mid - p0.z()) / (p1.z() - p0.z())) * (p1 - p0);
-    }
     const Vec3 omega = R * Point(d->qvel + dof + 3);
-    const Vec3 velocity = Point(d->qvel + dof) + omega.cross(point - p0);
-    Vec3 flow = -velocity;
-    if (water) flow += water->Evaluate(d->time, point.z()).velocity;
-    drag_[i] = fraction > 0 ? tether::MorisonDrag(flow, axis, L * fraction, morison)
-                            : tether::DragForce{};
-    const Vec3 wet = drag_[i].total() +
-                     tether::CylinderBuoyancy(config_.fluid_density, config_.diameter,
-                                              L * fraction, g);
-    const Vec3 lift = -added_mass * g;  // the added mass has no weight
-    applied_[i] = wet + lift;
-    ApplyWrench(m, d, b, dof, wet, Vec3::Zero(), point, d->qfrc_passive);
-    ApplyWrench(m, d, b, dof, lift, Vec3::Zero(), p0 + 0.5 * L * axis, d->qfrc_passive);
+    const SegmentForces f = ForcesOnSegment(config_, g, water, d->time, p0, R.col(0), [&](const Vec3& x) {
+      return Vec3(Point(d->qvel + dof) + omega.cross(x - p0));
+    });
+    drag_[i] = f.drag;
+    applied_[i] = f.wet + f.lift;
+    ApplyWrench(m, d, b, dof, f.wet, Vec3::Zero(), f.point, d->qfrc_passive);
+    ApplyWrench(m, d, b, dof, f.lift, Vec3::Zero(), f.centre, d->qfrc_passive);
   }
 }
 
 void Tether::ComputeLumped(const mjModel* m, mjData* d) noexcept {
   const Vec3 g = Gravity(m);
-  const double L = config_.segment_length();
-  const double added_mass = config_.added_mass_coefficient * config_.fluid_density *
-                            config_.area() * L;
-  const tether::Morison morison{config_.fluid_density, config_.diameter, config_.cd_normal,
-                                config_.cd_tangential};
   const CurrentField* water = CurrentPlugin::Field(d, current_instance_);
   const Vec3 c = Point(d->subtree_com + 3 * m->body_rootid[segments_.front()]);
 
@@ -247,27 +259,13 @@ void Tether::ComputeLumped(const mjModel* m, mjData* d) noexcept {
       const size_t i = --next;
       const Vec3 p0 = Point(d->xpos + 3 * b);
       const Vec3 axis(d->xmat[9 * b], d->xmat[9 * b + 3], d->xmat[9 * b + 6]);
-      const Vec3 p1 = p0 + L * axis;
-      double z_mid = 0;
-      const double fraction = tether::SubmergedFraction(p0.z(), p1.z(), &z_mid);
-      Vec3 point = p0 + 0.5 * L * axis;
-      if (fraction < 1 && std::abs(p1.z() - p0.z()) > 0) {
-        point = p0 + ((z_mid - p0.z()) / (p1.z() - p0.z())) * (p1 - p0);
-      }
       const mjtNum* cvel = d->cvel + 6 * b;
-      const Vec3 velocity = Point(cvel + 3) + Point(cvel).cross(point - c);
-      Vec3 flow = -velocity;
-      if (water) flow += water->Evaluate(d->time, point.z()).velocity;
-      drag_[i] = fraction > 0 ? tether::MorisonDrag(flow, axis, L * fraction, morison)
-                              : tether::DragForce{};
-      const Vec3 wet = drag_[i].total() +
-                       tether::CylinderBuoyancy(config_.fluid_density, config_.diameter,
-                                                L * fraction, g);
-      // the added mass is in the body's mass (inertia) but has no weight
-      const Vec3 lift = -added_mass * g;
-      const Vec3 centre = p0 + 0.5 * L * axis;
-      applied_[i] = wet + lift;
-      total.head<3>() += (point - c).cross(wet) + (centre - c).cross(lift);
+      const SegmentForces f = ForcesOnSegment(config_, g, water, d->time, p0, axis, [&](const Vec3& x) {
+        return Vec3(Point(cvel + 3) + Point(cvel).cross(x - c));
+      });
+      drag_[i] = f.drag;
+      applied_[i] = f.wet + f.lift;
+      total.head<3>() += (f.point - c).cross(f.wet) + (f.centre - c).cross(f.lift);
       total.tail<3>() += applied_[i];
     }
     const int adr = m->body_dofadr[b];
