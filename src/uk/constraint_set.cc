@@ -84,7 +84,9 @@ std::unique_ptr<ConstraintSet> ConstraintSet::Create(mjModel* m, mjData* d,
     tree.dofnum = m->tree_dofnum[t];
     tree.Mt.resize(tree.dofnum, tree.dofnum);
     tree.X.resize(tree.dofnum, 6);
-    tree.llt = Eigen::LLT<Eigen::MatrixXd>(tree.dofnum);
+    // sizes the factor's storage and gives it a defined state (Eigen leaves a fresh LLT's
+    // `info` unset, and the Tree is copied into the vector)
+    tree.llt.compute(Eigen::MatrixXd::Identity(tree.dofnum, tree.dofnum));
     set->trees_.push_back(tree);
     return static_cast<int>(set->trees_.size()) - 1;
   };
