@@ -3,8 +3,11 @@
 // them. The plugin library (libnereid_plugins.so) registers, when it is loaded:
 //   nereid.hydrodynamics  added mass, C_A(nu_r) nu_r and D(nu_r) nu_r on one body
 //   nereid.buoyancy       buoyancy at the centre of buoyancy, free surface at z = 0
-//   nereid.current        the world-frame water current (read by hydrodynamics, thrusters)
+//   nereid.current        the world-frame water current (read by hydrodynamics, thrusters,
+//                         tethers)
 //   nereid.thruster       an actuator plugin: thrust maps, motor lag, inflow loss
+//   nereid.tether         an umbilical: lumped segments with Morison drag, or seed 002's
+//                         analytic force at the vehicle site (nereid/tether.h)
 // Each instance names its body with the `body` key (or is attached to the body in MJCF),
 // so one body can carry several instances (MuJoCo lets a body reference only one).
 // Config keys are listed in plugins/<name>/README.md.
