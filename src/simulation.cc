@@ -303,6 +303,16 @@ Simulation::Simulation(mjModel* m, mjData* d, std::string source, const Simulati
       default: integrator_ = Integrator::kImplicitFast; break;  // implicit or implicitfast
     }
   }
+  // Nereid's RK4 advances the state itself (Advance): it keeps no actuator or sensor
+  // history and puts no island to sleep, so those would silently misbehave
+  if (options.engine == Engine::kNereid && integrator_ == Integrator::kRK4 &&
+      (m_->nhistory > 0 || (m_->opt.enableflags & mjENBL_SLEEP))) {
+    const std::string what = m_->nhistory > 0 ? "actuator or sensor delays (delay=\"...\")"
+                                              : "sleeping (<option><flag sleep=\"enable\"/>)";
+    FreeModel();
+    throw ConfigError(source_ + ": integrator rk4: Nereid's RK4 (added mass in every stage) does "
+                      "not support " + what + "; use integrator euler or implicitfast, or engine mujoco");
+  }
   if (owned_) {
     std::optional<EngineScope> scope;
     if (options.engine == Engine::kNereid) scope.emplace();
@@ -540,7 +550,8 @@ void Simulation::RungeKutta4() {
 }
 
 // MuJoCo's (internal) mj_advance: activations, velocities, positions, time, plugin
-// advance, warm start. Sleep and sensor/actuator history are not supported.
+// advance, warm start. Sleep and sensor/actuator history are not supported (refused at
+// load, in the constructor).
 void Simulation::Advance(const mjtNum* act_dot, const mjtNum* qacc, const mjtNum* qvel) {
   const mjtNum h = m_->opt.timestep;
   for (int i = 0; i < m_->nu; ++i) {

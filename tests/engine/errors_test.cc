@@ -158,6 +158,31 @@ TEST_CASE("malformed or missing MJCF") {
                        doctest::Contains("/nonexistent/model.xml"), nereid::LoadError);
 }
 
+TEST_CASE("Nereid's RK4 refuses actuator delays and sleeping, naming the model; the others run them") {
+  const std::string delayed =
+      "<mujoco><option integrator='RK4'/><worldbody><body><joint name='j'/><geom size='0.1'/>"
+      "</body></worldbody><actuator><motor joint='j' delay='0.01' nsample='4'/></actuator></mujoco>";
+  const std::string sleeping =
+      "<mujoco><option integrator='RK4'><flag sleep='enable'/></option><worldbody><body>"
+      "<freejoint/><geom size='0.1'/></body></worldbody></mujoco>";
+  CHECK_THROWS_WITH_AS(Simulation::LoadString(delayed, {}, "delay.xml"),
+                       doctest::Contains("delay.xml: integrator rk4: Nereid's RK4 (added mass in every stage) "
+                                         "does not support actuator or sensor delays"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(Simulation::LoadString(sleeping, {}, "sleep.xml"),
+                       doctest::Contains("sleep.xml: integrator rk4: Nereid's RK4 (added mass in every stage) "
+                                         "does not support sleeping"),
+                       ConfigError);
+  for (const std::string& xml : {delayed, sleeping}) {
+    SimulationOptions euler;
+    euler.integrator = Integrator::kEuler;
+    CHECK(Simulation::LoadString(xml, euler)->TryStep());
+    SimulationOptions stock;
+    stock.engine = Engine::kMuJoCo;
+    CHECK(Simulation::LoadString(xml, stock)->TryStep());
+  }
+}
+
 TEST_CASE("a diverging state is reported, names the joint, and does not abort") {
   auto sim = Simulation::LoadString(test::SingleBody(test::Hydro(kZero6, "1 1 1 1 1 1", kZero6)),
                                     {}, "vehicle.xml");
