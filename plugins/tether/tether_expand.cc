@@ -6,8 +6,10 @@
 // qpos0 and at each keyframe. The chain is then added under the anchor body (the world or a
 // named body), one capsule body per segment with a ball joint at its start (and a slide
 // joint along it when axial_stiffness > 0), laid out so that its far end is exactly at the
-// vehicle site; a `connect` equality closes it there. Keyframes that give a qpos get the
-// tether's joint values for their own vehicle pose.
+// vehicle site; a `connect` equality closes it there. With coordinates = maximal the same
+// segments are free bodies of the world, placed at their world poses and joined by
+// `connect` equalities (to the anchor, to each other, to the site). Keyframes that give a
+// qpos get the tether's joint values for their own vehicle pose.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
