@@ -313,6 +313,18 @@ Simulation::Simulation(mjModel* m, mjData* d, std::string source, const Simulati
     throw ConfigError(source_ + ": integrator rk4: Nereid's RK4 (added mass in every stage) does "
                       "not support " + what + "; use integrator euler or implicitfast, or engine mujoco");
   }
+  // with springs and dampers both disabled MuJoCo skips mj_passive, and with it every
+  // passive plugin: the marine forces would vanish without a word
+  if (options.engine == Engine::kNereid && (m_->opt.disableflags & mjDSBL_SPRING) &&
+      (m_->opt.disableflags & mjDSBL_DAMPER)) {
+    for (const char* plugin : {kHydrodynamicsPlugin, kBuoyancyPlugin, kTetherPlugin}) {
+      if (FindPluginInstances(m_, plugin).empty()) continue;
+      FreeModel();
+      throw ConfigError(source_ + ": <option><flag spring=\"disable\" damper=\"disable\">: with both "
+                        "disabled MuJoCo skips its passive stage, and with it every " + plugin +
+                        " force; enable one of them (joints without springs or dampers are unaffected)");
+    }
+  }
   if (owned_) {
     std::optional<EngineScope> scope;
     if (options.engine == Engine::kNereid) scope.emplace();

@@ -183,6 +183,26 @@ TEST_CASE("Nereid's RK4 refuses actuator delays and sleeping, naming the model; 
   }
 }
 
+TEST_CASE("springs and dampers both disabled would silently drop the marine forces: refused") {
+  const std::string xml =
+      "<mujoco><option><flag spring='disable' damper='disable'/></option><extension>"
+      "<plugin plugin='nereid.buoyancy'><instance name='b'><config key='body' value='v'/>"
+      "<config key='volume' value='0.01'/><config key='center_of_buoyancy' value='0 0 0'/></instance></plugin>"
+      "</extension><worldbody>"
+      "<body name='v'><freejoint/><geom size='0.1'/></body></worldbody></mujoco>";
+  CHECK_THROWS_WITH_AS(Simulation::LoadString(xml, {}, "flags.xml"),
+                       doctest::Contains("flags.xml: <option><flag spring=\"disable\" damper=\"disable\">: "
+                                         "with both disabled MuJoCo skips its passive stage, and with it "
+                                         "every nereid.buoyancy force"),
+                       ConfigError);
+  // one of them disabled: the passive stage runs, buoyancy acts
+  std::string one = xml;
+  one.replace(one.find(" damper='disable'"), 17, "");
+  auto sim = Simulation::LoadString(one);
+  sim->Forward();
+  CHECK(sim->data()->qfrc_passive[2] > 0);
+}
+
 TEST_CASE("a diverging state is reported, names the joint, and does not abort") {
   auto sim = Simulation::LoadString(test::SingleBody(test::Hydro(kZero6, "1 1 1 1 1 1", kZero6)),
                                     {}, "vehicle.xml");
