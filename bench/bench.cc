@@ -148,14 +148,11 @@ std::string BenchReport::ToJson() const {
   // nereid.tether: the 50-segment Heavy against the Heavy alone (same engine, Euler)
   const double tether = Ratio("bluerov2_heavy_tether/nereid_full_50_segments", "bluerov2_heavy/nereid_full");
   if (tether > 0) {
-    double heavy_ns = 0, tether_ns = 0, rk4_ns = 0;
+    double heavy_ns = 0, tether_ns = 0, rk4_ns = 0, maximal_ns = 0;
     for (const BenchCase& c : cases) {
       if (c.name == "bluerov2_heavy/nereid_full") heavy_ns = c.ns_per_step;
       if (c.name == "bluerov2_heavy_tether/nereid_full_50_segments") tether_ns = c.ns_per_step;
       if (c.name == "bluerov2_heavy_tether/nereid_full_50_segments_rk4") rk4_ns = c.ns_per_step;
-    }
-    double maximal_ns = 0;
-    for (const BenchCase& c : cases) {
       if (c.name == "bluerov2_heavy_tether/nereid_full_50_segments_maximal") maximal_ns = c.ns_per_step;
     }
     j["tether"] = {{"segments", 50},

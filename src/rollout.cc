@@ -3,14 +3,11 @@
 
 #include <algorithm>
 #include <memory>
-#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "nereid/error.h"
-#include "nereid/mujoco_log.h"
-#include "nereid/plugins.h"
 
 namespace nereid {
 namespace {
@@ -59,15 +56,7 @@ void Rollout(mjModel* m, long nroll, long nstep, const mjtNum* initial_state, co
   // the threads' data and engines, made here (attaching may touch the model: UK's set-up)
   std::vector<Worker> workers(static_cast<size_t>(threads));
   for (Worker& w : workers) {
-    {
-      std::optional<EngineScope> scope;
-      if (options.engine == Engine::kNereid) scope.emplace();
-      MuJoCoWarnings warnings;
-      std::string error;
-      if (!CallMuJoCo([&] { w.d = mj_makeData(m); }, &warnings, &error) || !w.d) {
-        throw MuJoCoError("rollout: MuJoCo could not make mjData: " + (error.empty() ? TakeLastPluginError() : error));
-      }
-    }
+    w.d = Simulation::MakeData(m, options.engine, "rollout");
     w.sim = Simulation::Attach(m, w.d, options, "rollout");
   }
 

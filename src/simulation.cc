@@ -254,6 +254,17 @@ std::unique_ptr<Simulation> Simulation::LoadString(const std::string& xml,
   return std::unique_ptr<Simulation>(new Simulation(m, nullptr, name, options, warnings));
 }
 
+mjData* Simulation::MakeData(const mjModel* m, Engine engine, const std::string& name) {
+  std::optional<EngineScope> scope;
+  if (engine == Engine::kNereid) scope.emplace();
+  mjData* d = nullptr;
+  std::string error;
+  if (!CallMuJoCo([&] { d = mj_makeData(m); }, nullptr, &error) || !d) {
+    throw MuJoCoError(name + ": MuJoCo could not make mjData: " + (error.empty() ? TakeLastPluginError() : error));
+  }
+  return d;
+}
+
 std::unique_ptr<Simulation> Simulation::Attach(mjModel* m, mjData* d, const SimulationOptions& options,
                                                const std::string& name) {
   if (!m || !d) throw ConfigError(name + ": Attach needs an mjModel and an mjData");

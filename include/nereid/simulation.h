@@ -92,6 +92,9 @@ class Simulation final {
   // both); otherwise ConfigError says so.
   static std::unique_ptr<Simulation> Attach(mjModel* m, mjData* d, const SimulationOptions& options = {},
                                             const std::string& name = "<attached>");
+  // An mjData of `m` to Attach with `engine` (made inside an EngineScope for the nereid
+  // engine); the caller owns it (mj_deleteData). Throws MuJoCoError naming `name`.
+  static mjData* MakeData(const mjModel* m, Engine engine, const std::string& name);
   ~Simulation();
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;

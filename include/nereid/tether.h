@@ -80,7 +80,7 @@ struct Config {
   double cd_tangential = 0.01;      // on the wetted perimeter pi d
   double mass_per_metre = 0;        // kg/m, in air
   double axial_stiffness = 0;       // EA, N; 0 = inextensible
-  double bending_damping = 0;       // N m s/rad between consecutive segments (structural damping)
+  double bending_damping = 0;       // N m s/rad on each ball joint (structural damping; reduced only)
   double added_mass_coefficient = 1.0;  // C_a: normal added mass C_a rho pi d^2/4 per metre
   double fluid_density = 1000;      // kg/m^3
   double analytic_weight_factor = 1.2;  // eq. 3.21's 1.2 (length paid out beyond h)

@@ -122,8 +122,8 @@ Config Config::FromModel(const mjModel* m, int instance) {
                                     (maximal ? " with coordinates = maximal (about 1 s to load 2000)"
                                              : " (coordinates = reduced: a chain of bodies has a dense "
                                                "mass matrix, so loading and every step grow with "
-                                               "segments^3, about 10 s to load 500; coordinates = "
-                                               "maximal grows linearly, up to " +
+                                               "segments^3, about 10 s to load 500; with coordinates = "
+                                               "maximal a step grows linearly, up to " +
                                                    std::to_string(kMaxSegmentsMaximal) + ")"));
     }
     c.segments = static_cast<int>(segments);

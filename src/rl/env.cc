@@ -12,8 +12,6 @@
 #include <thread>
 
 #include "nereid/error.h"
-#include "nereid/mujoco_log.h"
-#include "nereid/plugins.h"
 #include "nereid/rl.h"
 
 namespace nereid::rl {
@@ -38,6 +36,13 @@ void CheckActions(const float* actions, int rows, int size) {
   }
 }
 
+// the engine options of a task's simulations
+SimulationOptions OptionsFor(const TaskSpec& spec) {
+  SimulationOptions options;
+  options.constraints = spec.constraints;
+  return options;
+}
+
 }  // namespace
 
 const TaskSpec& FindTask(const std::string& id) {
@@ -50,23 +55,14 @@ const TaskSpec& FindTask(const std::string& id) {
 }
 
 Env::Env(const TaskSpec& spec, const std::string& model_dir) : spec_(spec) {
-  SimulationOptions options;
-  options.constraints = spec.constraints;
+  const SimulationOptions options = OptionsFor(spec);
   sim_ = Simulation::LoadFile((std::filesystem::path(model_dir) / spec.model).string(), options);
   task_ = spec.make(*sim_);
 }
 
 Env::Env(const TaskSpec& spec, mjModel* model) : spec_(spec) {
-  SimulationOptions options;
-  options.constraints = spec.constraints;
-  {
-    EngineScope scope;  // the hydrodynamics instances leave added mass to the engine
-    std::string error;
-    if (!CallMuJoCo([&] { data_ = mj_makeData(model); }, nullptr, &error) || !data_) {
-      throw MuJoCoError(spec.model + ": MuJoCo could not make mjData: " +
-                        (error.empty() ? TakeLastPluginError() : error));
-    }
-  }
+  const SimulationOptions options = OptionsFor(spec);
+  data_ = Simulation::MakeData(model, options.engine, spec.model);
   try {
     sim_ = Simulation::Attach(model, data_, options, spec.model);
     task_ = spec.make(*sim_);
@@ -180,8 +176,7 @@ BatchEnv::BatchEnv(const std::string& task_id, int num_envs, int num_threads,
                       std::to_string(num_threads));
   }
   const TaskSpec& spec = FindTask(task_id);
-  SimulationOptions options;
-  options.constraints = spec.constraints;
+  const SimulationOptions options = OptionsFor(spec);
   model_.reset(Simulation::CompileFile((std::filesystem::path(model_dir) / spec.model).string(), options));
   for (int i = 0; i < num_envs; ++i) envs_.push_back(std::make_unique<Env>(spec, model_.get()));
   obs_size_ = envs_.front()->observation_size();

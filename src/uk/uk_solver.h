@@ -66,7 +66,6 @@ class BlockSolver {
   double eps() const { return eps_; }
 
  private:
-
   struct Pair { int k, l, body; bool k_first, l_first; };  // block (k, l), k >= l, via body
   std::vector<Link> links_;
   std::vector<Pair> pairs_;
