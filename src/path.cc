@@ -10,6 +10,7 @@
 
 #include "nereid/error.h"
 #include "nereid/kinematics.h"
+#include "nereid/output.h"
 
 namespace nereid {
 
@@ -96,7 +97,9 @@ bool PathTracker::Update(const mjData* d, int body) {
   } else {
     closest_ = ClosestPoint(path_.points, p);
     target_ = std::min(last, closest_ + static_cast<size_t>(rule_.lookahead));
-    at_end = closest_ == last;
+    // a path is complete only within the acceptance distance of its last point, whatever
+    // the rule (a one-point path 100 km away was "completed" at once)
+    at_end = closest_ == last && (path_.points[last] - p).norm() < rule_.acceptance_radius;
   }
   if (!report_.completed) {
     const double distance = path_.Distance(p);
@@ -133,8 +136,8 @@ void PathFollower::Update(const mjModel* m, mjData* d, int body, double dt) {
 
 void PathFollower::WriteLogs(const std::string& dir) const {
   const std::string file = (std::filesystem::path(dir) / "pid.csv").string();
-  std::ofstream out(file);
-  if (!out) throw ConfigError(file + ": cannot write");
+  OutputFile output(file);
+  std::ostream& out = output.stream();
   out.precision(17);
   out << "time";
   for (const std::string& name : controller_.thrusters().names) out << ",thrust." << name;
@@ -144,6 +147,7 @@ void PathFollower::WriteLogs(const std::string& dir) const {
     for (Eigen::Index i = 0; i < log_thrust_[k].size(); ++i) out << "," << log_thrust_[k][i];
     out << "\n";
   }
+  output.Commit();
 }
 
 }  // namespace nereid

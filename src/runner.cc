@@ -7,12 +7,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <ostream>
 
 #include <nlohmann/json.hpp>
 
 #include "nereid/error.h"
 #include "nereid/kinematics.h"
+#include "nereid/output.h"
 #include "nereid/path.h"
 #include "nereid/scenario.h"
 #include "nereid/vms.h"
@@ -52,7 +54,43 @@ json FinalState(const mjModel* m, const mjData* d) {
   return state;
 }
 
+// A run's progress on stderr, on one line rewritten about once a second, when asked for (the
+// CLI asks when stderr is a terminal); nothing for runs that end within two seconds.
+class Progress {
+ public:
+  Progress(bool enabled, double t0, double t1)
+      : enabled_(enabled), t0_(t0), t1_(t1), start_(std::chrono::steady_clock::now()), next_(2.0) {}
+  void Update(double t) {
+    if (!enabled_ || (++calls_ & 1023) != 0) return;
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (wall < next_) return;
+    next_ = wall + 1.0;
+    const double done = t1_ > t0_ ? (t - t0_) / (t1_ - t0_) : 1.0;
+    std::fprintf(stderr, "\r  t = %.6g of %.6g s (%.0f %%), %.0f s elapsed, about %.0f s left   ", t, t1_,
+                 100 * done, wall, done > 0 ? wall * (1 - done) / done : 0.0);
+    shown_ = true;
+  }
+  void Done() {
+    if (shown_) std::fprintf(stderr, "\n");
+    shown_ = false;
+  }
+
+ private:
+  bool enabled_;
+  double t0_, t1_;
+  std::chrono::steady_clock::time_point start_;
+  double next_;
+  unsigned long calls_ = 0;
+  bool shown_ = false;
+};
+
 }  // namespace
+
+double EstimateCsvBytes(double rows, size_t columns) {
+  // a number at precision 17 takes at most 24 characters ("-1.2345678901234567e-308"), plus
+  // its separator
+  return rows * static_cast<double>(columns) * 25.0;
+}
 
 std::string FinalStateJson(const mjModel* m, const mjData* d) { return FinalState(m, d).dump(); }
 
@@ -144,7 +182,8 @@ ResolvedInput ResolveInput(const std::string& input, std::optional<Engine> engin
   return r;
 }
 
-RunResult Run(const RunOptions& options, std::ostream* log) {
+RunResult Run(const RunOptions& options, std::ostream* log, std::ostream* errors) {
+  if (!errors) errors = log;
   if (options.record_every < 1) {
     throw ConfigError("--record-every must be >= 1, got " + std::to_string(options.record_every));
   }
@@ -177,42 +216,14 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
   const std::vector<Stabilize> no_holds;
   const std::vector<Stabilize>& holds = control ? control->holds() : no_holds;
 
-  std::filesystem::create_directories(options.out_dir);
+  std::error_code dir_error;
+  std::filesystem::create_directories(options.out_dir, dir_error);
+  if (dir_error) throw OutputError(options.out_dir + ": cannot create the output folder: " + dir_error.message());
   const std::string csv_path = (std::filesystem::path(options.out_dir) / "trajectory.csv").string();
-  std::ofstream csv(csv_path);
-  if (!csv) throw ConfigError(csv_path + ": cannot write");
-  csv.precision(17);
   const std::vector<std::string> columns = TrajectoryColumns(m);
-  for (size_t i = 0; i < columns.size(); ++i) csv << (i ? "," : "") << columns[i];
-  csv << "\n";
-  std::vector<double> row;
-  // the depth and attitude holds: their attitude readings and thruster commands
-  std::ofstream hold_csv;
   const std::string hold_path = (std::filesystem::path(options.out_dir) / "stabilize.csv").string();
-  if (!holds.empty()) {
-    hold_csv.open(hold_path);
-    if (!hold_csv) throw ConfigError(hold_path + ": cannot write");
-    hold_csv.precision(10);
-    hold_csv << "t";
-    for (const Stabilize& h : holds) {
-      const std::string b = mj_id2name(m, mjOBJ_BODY, h.body());
-      hold_csv << "," << b << ".roll," << b << ".pitch";
-      for (const std::string& n : h.thrusters().names) hold_csv << ",ctrl." << n;
-    }
-    hold_csv << "\n";
-  }
-  auto write_row = [&] {
-    TrajectoryRow(m, d, &row);
-    for (size_t i = 0; i < row.size(); ++i) csv << (i ? "," : "") << row[i];
-    csv << "\n";
-    if (holds.empty()) return;
-    hold_csv << d->time;
-    for (const Stabilize& h : holds) {
-      hold_csv << "," << h.roll() << "," << h.pitch();
-      for (int a : h.thrusters().actuators) hold_csv << "," << d->ctrl[a];
-    }
-    hold_csv << "\n";
-  };
+  size_t hold_columns = 0;
+  for (const Stabilize& h : holds) hold_columns += 2 + h.thrusters().names.size();
 
   RunResult result;
   const double t0 = d->time;
@@ -234,6 +245,53 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
          << ToString(sim->integrator()) << ", dt " << m->opt.timestep << " s, " << steps
          << " steps)\n";
   }
+  // the output's size, known before the first step (a long run at a small step could fill the disk)
+  const double rows = static_cast<double>(steps / options.record_every + 2);
+  const double bytes = EstimateCsvBytes(rows, columns.size() + (holds.empty() ? 0 : 1 + hold_columns));
+  if (bytes > options.max_output_bytes) {
+    char estimate[160];
+    std::snprintf(estimate, sizeof(estimate), "%.4g rows x %zu columns, up to %.4g MB; the limit is %.4g MB",
+                  rows, columns.size(), bytes / 1e6, options.max_output_bytes / 1e6);
+    throw ConfigError(sim->source() + ": the run would write " + estimate +
+                      ": shorten --duration, write every N-th step with --record-every N, or raise "
+                      "the limit with --max-output-mb");
+  }
+  OutputFile csv(csv_path);
+  csv.stream().precision(17);
+  for (size_t i = 0; i < columns.size(); ++i) csv.stream() << (i ? "," : "") << columns[i];
+  csv.stream() << "\n";
+  std::vector<double> row;
+  // the depth and attitude holds: their attitude readings and thruster commands
+  std::optional<OutputFile> hold_csv;
+  if (!holds.empty()) {
+    hold_csv.emplace(hold_path);
+    std::ostream& out = hold_csv->stream();
+    out.precision(10);
+    out << "t";
+    for (const Stabilize& h : holds) {
+      const std::string b = mj_id2name(m, mjOBJ_BODY, h.body());
+      out << "," << b << ".roll," << b << ".pitch";
+      for (const std::string& n : h.thrusters().names) out << ",ctrl." << n;
+    }
+    out << "\n";
+  }
+  auto write_row = [&] {
+    TrajectoryRow(m, d, &row);
+    std::ostream& out = csv.stream();
+    for (size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << row[i];
+    out << "\n";
+    csv.Check();
+    if (!hold_csv) return;
+    std::ostream& hold = hold_csv->stream();
+    hold << d->time;
+    for (const Stabilize& h : holds) {
+      hold << "," << h.roll() << "," << h.pitch();
+      for (int a : h.thrusters().actuators) hold << "," << d->ctrl[a];
+    }
+    hold << "\n";
+    hold_csv->Check();
+  };
+  Progress progress(options.progress, d->time, d->time + static_cast<double>(steps) * m->opt.timestep);
   write_row();
   // the state before each step: MuJoCo resets the data when a step diverges, and the
   // summary then reports this last finite state
@@ -263,7 +321,11 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
     }
     ++result.steps;
     if ((k + 1) % options.record_every == 0 || k + 1 == steps) write_row();
+    progress.Update(d->time);
   }
+  progress.Done();
+  csv.Commit();
+  if (hold_csv) hold_csv->Commit();
   result.wall_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.sim_time = d->time - t0;
 
@@ -304,10 +366,13 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
   if (follower) {
     // the path, for plots, and how well it was followed
     const std::string path_csv = (std::filesystem::path(options.out_dir) / "path.csv").string();
-    std::ofstream path_out(path_csv);
-    path_out.precision(17);
-    path_out << "x,y,z\n";
-    for (const Vec3& p : follower->path().points) path_out << p.x() << "," << p.y() << "," << p.z() << "\n";
+    OutputFile path_out(path_csv);
+    path_out.stream().precision(17);
+    path_out.stream() << "x,y,z\n";
+    for (const Vec3& p : follower->path().points) {
+      path_out.stream() << p.x() << "," << p.y() << "," << p.z() << "\n";
+    }
+    path_out.Commit();
     const TrackingReport& t = follower->report();
     summary["tracking"] = {{"body", scenario->controller->body},
                            {"path_points", follower->path().points.size()},
@@ -344,13 +409,11 @@ RunResult Run(const RunOptions& options, std::ostream* log) {
   summary["mujoco_warnings"] = {{"count", sim->mujoco_warnings().count()},
                                 {"messages", sim->mujoco_warnings().messages()}};
   const std::string summary_path = (std::filesystem::path(options.out_dir) / "summary.json").string();
-  std::ofstream out(summary_path);
-  if (!out) throw ConfigError(summary_path + ": cannot write");
-  out << summary.dump(2) << "\n";
+  WriteOutputFile(summary_path, summary.dump(2) + "\n");
+  if (errors && (result.diverged || result.mujoco_error)) *errors << "error: " << result.error << "\n";
   if (log) {
     *log << "wrote " << csv_path << " and " << summary_path << " (" << result.steps
          << " steps, " << result.sim_time << " s simulated in " << result.wall_time << " s)\n";
-    if (result.diverged || result.mujoco_error) *log << "error: " << result.error << "\n";
     if (sim->mujoco_warnings().count() > 0) {
       *log << "MuJoCo warnings: " << sim->mujoco_warnings().count() << " (first: "
            << sim->mujoco_warnings().messages().front() << "; all in summary.json)\n";

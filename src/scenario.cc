@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -453,9 +454,8 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
     s.constraints = method;
   }
   if (root.contains("keyframe")) {
-    const json& k = root["keyframe"];
-    if (!k.is_number_integer() || k.get<int>() < 0) r.Fail("/keyframe", "expected an index >= 0", &k);
-    s.keyframe = k.get<int>();
+    // bounded before the conversion (4294967296 wrapped to 0); the model's count is checked in Apply
+    s.keyframe = ReadInt(r, root["keyframe"], "/keyframe", 0, std::numeric_limits<int>::max());
   }
   if (root.contains("current")) s.current = ReadCurrent(r, root["current"], "/current");
 

@@ -85,6 +85,30 @@ std::vector<AddedMassBody> CollectAddedMass(const mjModel* m, const mjData* d,
 
 namespace {
 
+// Whether text[at] starts an XML numeric character reference ("&#37;", "&#x25;", "&#X25;",
+// any number of leading zeros) that the XML parser decodes to '%'; *spelling: its text.
+bool DecodesToPercent(const std::string& text, size_t at, std::string* spelling) {
+  if (text.compare(at, 2, "&#") != 0) return false;
+  size_t i = at + 2;
+  const bool hex = i < text.size() && (text[i] == 'x' || text[i] == 'X');
+  if (hex) ++i;
+  const size_t digits = i;
+  unsigned long value = 0;
+  for (; i < text.size() && text[i] != ';'; ++i) {
+    const char c = text[i];
+    int digit = -1;
+    if (c >= '0' && c <= '9') digit = c - '0';
+    else if (hex && c >= 'a' && c <= 'f') digit = c - 'a' + 10;
+    else if (hex && c >= 'A' && c <= 'F') digit = c - 'A' + 10;
+    if (digit < 0) return false;
+    value = value * (hex ? 16 : 10) + static_cast<unsigned long>(digit);
+    if (value > 0x10FFFF) return false;  // not a character; the parser keeps it as text
+  }
+  if (i == text.size() || i == digits || value != '%') return false;
+  *spelling = text.substr(at, i + 1 - at);
+  return true;
+}
+
 // MJCF text that MuJoCo 3.14's parser must not see: a '%' outside a comment. Its error
 // messages pass some attribute values through printf as formats (an unknown
 // class="%s%n" reads memory or aborts the process), so Nereid refuses the character.
@@ -103,9 +127,15 @@ void CheckMjcfText(const std::string& text, const std::string& name, const std::
       continue;
     }
     if (text[i] == '\n') ++line;
+    std::string spelling;
     if (text[i] == '%') {
-      throw ConfigError(name + ": line " + std::to_string(line) +
-                        ": '%' outside a comment is refused: MuJoCo's MJCF parser (3.14) passes some "
+      spelling = "'%'";
+    } else if (text[i] == '&' && DecodesToPercent(text, i, &spelling)) {
+      spelling = "'" + spelling + "' (a character reference for '%')";
+    }
+    if (!spelling.empty()) {
+      throw ConfigError(name + ": line " + std::to_string(line) + ": " + spelling +
+                        " outside a comment is refused: MuJoCo's MJCF parser (3.14) passes some "
                         "attribute values through printf as formats when it reports an error");
     }
     plain += text[i];
@@ -300,6 +330,21 @@ Simulation::Simulation(mjModel* m, mjData* d, std::string source, const Simulati
     throw ConfigError(source_ + ": <option timestep=\"" + std::to_string(h) +
                       "\">: the time step must be a positive, finite number of seconds");
   }
+  // a keyframe's time: NaN would make every time NaN, and beyond 1e9 s a step no longer
+  // advances the clock (1e300 + dt == 1e300)
+  constexpr double kMaxKeyTime = 1e9;
+  for (int k = 0; k < m_->nkey; ++k) {
+    const double t = m_->key_time[k];
+    if (std::isfinite(t) && std::abs(t) <= kMaxKeyTime) continue;
+    const char* name = mj_id2name(m_, mjOBJ_KEY, k);
+    const std::string key_name = name ? Excerpt(name) : "";  // copied: the model is freed below
+    char value[32];
+    std::snprintf(value, sizeof(value), "%g", t);
+    FreeModel();
+    throw ConfigError(source_ + ": <key" + (key_name.empty() ? "" : " name=\"" + key_name + "\"") +
+                      "> (keyframe " + std::to_string(k) + "): time=\"" + value +
+                      "\": expected a finite time within +-1e9 s");
+  }
   if (options.integrator) {
     integrator_ = *options.integrator;
     switch (integrator_) {
@@ -325,8 +370,9 @@ Simulation::Simulation(mjModel* m, mjData* d, std::string source, const Simulati
                       "not support " + what + "; use integrator euler or implicitfast, or engine mujoco");
   }
   // with springs and dampers both disabled MuJoCo skips mj_passive, and with it every
-  // passive plugin: the marine forces would vanish without a word
-  if (options.engine == Engine::kNereid && (m_->opt.disableflags & mjDSBL_SPRING) &&
+  // passive plugin: the marine forces would vanish without a word (with either engine:
+  // plain mj_step calls the same plugins)
+  if ((m_->opt.disableflags & mjDSBL_SPRING) &&
       (m_->opt.disableflags & mjDSBL_DAMPER)) {
     for (const char* plugin : {kHydrodynamicsPlugin, kBuoyancyPlugin, kTetherPlugin}) {
       if (FindPluginInstances(m_, plugin).empty()) continue;

@@ -53,7 +53,7 @@ struct ReferenceRule {
     kAcceptanceRadius,
     // the reference is `lookahead` points past the path point closest to the vehicle
     // (seed 002's position_control node, its ref. [9]: lookahead 2); done when the
-    // closest point is the last one
+    // closest point is the last one and the vehicle is within `acceptance_radius` of it
     kClosestAhead,
   };
   Kind kind = Kind::kAcceptanceRadius;

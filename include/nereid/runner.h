@@ -27,7 +27,14 @@ struct RunOptions {
   std::optional<ConstraintMethod> constraints;  // "uk:" welds; default: scenario's, else MuJoCo
   std::string out_dir = "results";
   int record_every = 1;                  // write every N-th step (the first and last always)
+  // the run is refused when its output files could exceed this (an upper bound estimated from
+  // rows x columns before the first step; docs/outputs.md)
+  double max_output_bytes = 1e9;
+  bool progress = false;  // report progress on stderr (the CLI sets it when stderr is a terminal)
 };
+
+// An upper bound of the bytes a run's CSV files take: `rows` rows of `columns` numbers.
+double EstimateCsvBytes(double rows, size_t columns);
 
 struct RunResult {
   long steps = 0;
@@ -84,7 +91,9 @@ class ScenarioControl {
   int controlled_body_ = -1;
 };
 
-RunResult Run(const RunOptions& options, std::ostream* log = nullptr);
+// `log` gets the progress lines ("nereid run: ...", "wrote ..."), `errors` a diverged or
+// failed run's error (default: `log`).
+RunResult Run(const RunOptions& options, std::ostream* log = nullptr, std::ostream* errors = nullptr);
 
 // The state `nereid run` writes as summary.json's "final_state" (docs/outputs.md), as JSON text.
 std::string FinalStateJson(const mjModel* m, const mjData* d);

@@ -7,6 +7,7 @@
 #include "cli/baselines.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -18,6 +19,7 @@
 
 #include "cli/arguments.h"
 #include "nereid/error.h"
+#include "nereid/output.h"
 #include "nereid/rl.h"
 #ifdef NEREID_HAVE_MPC
 #include "nereid/mpc.h"
@@ -91,10 +93,20 @@ int Baselines(const std::vector<std::string>& args, const std::string& model_dir
   CLI::App& app = parser.app();
   AddInput(app, &task, "task");
   AddNumber<long>(app, "--episodes", [&](const long& x) { episodes = x; }, 1, kMaxEpisodes);
-  AddNumber<long>(app, "--seed", [&](const long& x) { seed = x; }, 0, std::numeric_limits<long>::max());
+  // read as text: CLI11 caps an integer beyond long's range at its maximum without a word
+  app.add_option_function<std::string>("--seed", [&](const std::string& text) {
+    const char* end = text.data() + text.size();
+    const auto [at, error] = std::from_chars(text.data(), end, seed);
+    if (error == std::errc::result_out_of_range || (error == std::errc() && at == end && seed < 0)) {
+      throw CLI::ValidationError("--seed", "must be in 0..9223372036854775807, got " + Excerpt(text));
+    }
+    if (error != std::errc() || at != end) {
+      throw CLI::ValidationError("--seed", "expected an integer, got '" + Excerpt(text) + "'");
+    }
+  });
   app.add_option("--out", out);
   app.add_flag_callback("--no-mpc", [&] { mpc = false; });
-  app.add_option("--mpc-period", mpc_period);
+  AddNumber<double>(app, "--mpc-period", [&](const double& x) { mpc_period = x; }, 1e-3, 60);
   AddNumber<long>(app, "--mpc-horizon", [&](const long& x) { mpc_horizon = x; }, 1, MpcOptions::kMaxHorizon);
   AddChoice<MpcPrediction>(app, "--mpc-prediction", kMpcPredictionNames,
                            [&](const MpcPrediction& x) { mpc_prediction = x; });
@@ -158,9 +170,7 @@ int Baselines(const std::vector<std::string>& args, const std::string& model_dir
                 p["std_return"].get<double>(), p["mean_final_position_error_m"].get<double>());
   }
   if (!out.empty()) {
-    std::ofstream f(out);
-    if (!f) throw ConfigError(out + ": cannot write");
-    f << report.dump(2) << "\n";
+    WriteOutputFile(out, report.dump(2) + "\n");
     std::printf("wrote %s\n", out.c_str());
   }
   return 0;

@@ -1,6 +1,10 @@
 // Copyright Nereid authors.
 // The `nereid` command line: run, bench, info, crosscheck, validate, baselines, version. Exit status: 0 success, 1 bad input
 // (the message names the file, element/path, key and value), 2 usage, 3 diverged state.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -19,6 +23,7 @@
 #include "cli/python.h"
 #include "nereid/error.h"
 #include "nereid/mpc.h"
+#include "nereid/output.h"
 #include "nereid/paths.h"
 #include "nereid/rl.h"
 #include "nereid/runner.h"
@@ -29,9 +34,10 @@ constexpr char kUsage[] =
     "usage:\n"
     "  nereid run MODEL.xml|SCENARIO.json [--duration S] [--dt H]\n"
     "             [--integrator euler|rk4|implicitfast] [--engine nereid|mujoco]\n"
-    "             [--constraints mujoco|uk] [--out DIR] [--record-every N]\n"
+    "             [--constraints mujoco|uk] [--out DIR] [--record-every N] [--max-output-mb MB]\n"
     "      Steps the model headless from keyframe 0 (or the scenario's initial state) and\n"
-    "      writes DIR/trajectory.csv and DIR/summary.json (DIR defaults to results).\n"
+    "      writes DIR/trajectory.csv and DIR/summary.json (DIR defaults to results); refuses a\n"
+    "      run whose output could exceed MB (default 1000).\n"
     "  nereid bench [--out FILE.json] [--models DIR] [--steps N] [--samples N] [--no-rl] [--no-mpc]\n"
     "               [--rl-steps N]\n"
     "      Median ns per step of Nereid's engine and plain mj_step on the same model.\n"
@@ -70,9 +76,12 @@ int Run(const std::vector<std::string>& args) {
   app.add_option("--out", options.out_dir);
   nereid::cli::AddNumber<long>(app, "--record-every", [&](const long& x) { options.record_every = static_cast<int>(x); },
                                1, 1000000000);
+  nereid::cli::AddNumber<double>(app, "--max-output-mb", [&](const double& x) { options.max_output_bytes = 1e6 * x; },
+                                 1, 1e7);
   parser.Parse(args);
+  options.progress = ::isatty(STDERR_FILENO) != 0;
   if (options.input.empty()) throw Usage{"run needs a MODEL.xml or SCENARIO.json"};
-  const nereid::RunResult result = nereid::Run(options, &std::cout);
+  const nereid::RunResult result = nereid::Run(options, &std::cout, &std::cerr);
   return result.diverged ? 3 : result.mujoco_error ? 1 : 0;
 }
 
@@ -171,9 +180,7 @@ int Bench(const std::vector<std::string>& args) {
                 load_1000, load_50 > 0 ? load_1000 / load_50 : 0.0);
   }
   if (!out.empty()) {
-    std::ofstream f(out);
-    if (!f) throw nereid::ConfigError(out + ": cannot write");
-    f << report.ToJson() << "\n";
+    nereid::WriteOutputFile(out, report.ToJson() + "\n");
     std::printf("wrote %s\n", out.c_str());
   }
   return 0;
@@ -199,10 +206,27 @@ int Validate(const std::vector<std::string>& args) {
   const std::string cmd = nereid::cli::PythonCommand(
       script.string(), {"--nereid", self.string(), "--out", fs::absolute(out).string(), "--work",
                         fs::absolute(work).string()});
+  // the report's and the work's folders, checked before the long run starts
+  for (const auto& [flag, dir] : {std::pair{"--out", out}, std::pair{"--work", work}}) {
+    std::error_code dir_error;
+    fs::create_directories(dir, dir_error);
+    if (dir_error) {
+      throw nereid::OutputError(dir + " (" + flag + "): cannot create the folder: " + dir_error.message());
+    }
+    if (::access(dir.c_str(), W_OK) != 0) {
+      throw nereid::OutputError(dir + " (" + flag + "): cannot write into the folder: " + std::strerror(errno));
+    }
+  }
   std::cout << "$ " << cmd << std::endl;
   const int status = std::system(cmd.c_str());
-  if (status != 0) {
-    std::cerr << "nereid: error: validation failed (" << cmd << " exited with status " << status << ")\n";
+  if (status == -1) throw nereid::Error("validate: cannot start " + cmd + ": " + std::strerror(errno));
+  if (WIFSIGNALED(status)) {
+    std::cerr << "nereid: error: validation failed: the script was killed by signal " << WTERMSIG(status) << "\n";
+    return 1;
+  }
+  if (WEXITSTATUS(status) != 0) {
+    // the script has printed its reason on stderr
+    std::cerr << "nereid: error: validation failed (the script exited with status " << WEXITSTATUS(status) << ")\n";
     return 1;
   }
   return 0;

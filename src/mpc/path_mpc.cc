@@ -10,6 +10,7 @@
 #include "mpc/prediction.h"
 #include "nereid/error.h"
 #include "nereid/mpc.h"
+#include "nereid/output.h"
 #include "nereid/scenario.h"
 
 namespace nereid {
@@ -113,8 +114,8 @@ std::string MpcPathFollower::SummaryJson() const {
 
 void MpcPathFollower::WriteLogs(const std::string& dir) const {
   const std::string file = (std::filesystem::path(dir) / "mpc.csv").string();
-  std::ofstream out(file);
-  if (!out) throw ConfigError(file + ": cannot write");
+  OutputFile output(file);
+  std::ostream& out = output.stream();
   out.precision(17);
   out << "time,solve_time_s,iterations,fallback,retried,status,cost,max_planned_velocity";
   for (const std::string& name : mpc_->thrusters().names) out << ",thrust." << name;
@@ -125,6 +126,7 @@ void MpcPathFollower::WriteLogs(const std::string& dir) const {
     for (Eigen::Index i = 0; i < row.plan.thrust.size(); ++i) out << "," << row.plan.thrust[i];
     out << "\n";
   }
+  output.Commit();
 }
 
 std::vector<std::string> MpcPathFollower::warnings() const { return warnings_; }

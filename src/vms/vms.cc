@@ -13,6 +13,7 @@
 
 #include "nereid/error.h"
 #include "nereid/kinematics.h"
+#include "nereid/output.h"
 #include "nereid/reactions.h"
 #include "nereid/simulation.h"
 
@@ -409,8 +410,8 @@ void VmsController::UpdateComputedTorque(double t) {
 }
 
 void VmsController::WriteLog(const std::string& path) const {
-  std::ofstream out(path);
-  if (!out) throw ConfigError(path + ": cannot write");
+  OutputFile output(path);
+  std::ostream& out = output.stream();
   out.precision(12);
   out << "time";
   if (spec_.vehicle) {
@@ -430,6 +431,7 @@ void VmsController::WriteLog(const std::string& path) const {
     for (size_t c = 0; c < columns_; ++c) out << (c ? "," : "") << rows_[r + c];
     out << "\n";
   }
+  output.Commit();
 }
 
 }  // namespace nereid

@@ -115,6 +115,8 @@ quiet = os.path.join(work, "cwd_boom")  # MuJoCo would append to MUJOCO_LOG.TXT 
 os.makedirs(quiet, exist_ok=True)
 p = run("run", boom, "--out", os.path.join(work, "boom"), cwd=quiet)
 check("diverging run exits 3", p.returncode == 3, (p.returncode, p.stderr))
+check("a diverged run's error is on stderr, not stdout",
+      "error: " in p.stderr and "diverged" in p.stderr and "error:" not in p.stdout, (p.stdout[-300:], p.stderr[-300:]))
 s = json.load(open(os.path.join(work, "boom", "summary.json")))
 check("summary says diverged", s["status"] == "diverged" and "qacc" in s["error"], s["error"])
 check("MuJoCo's divergence warning is in the summary, not in MUJOCO_LOG.TXT or on stdout",
@@ -161,6 +163,28 @@ p = run("run", pct, "--out", os.path.join(work, "percent"))
 check("a '%' outside a comment in MJCF is refused (MuJoCo's parser formats it)",
       p.returncode == 1 and "percent.xml: line 1: '%' outside a comment is refused" in p.stderr,
       (p.returncode, p.stderr[-300:]))
+# the XML parser decodes character references into '%' after a raw-text check would look:
+# every spelling is refused, in the model and in an included file, by run and by info
+for n, spelling in enumerate(["&#37;", "&#x25;", "&#X25;", "&#0037;", "&#x00025;"]):
+    body = ('<body name="b"><freejoint/><geom class="a' + spelling + 'n' + spelling + 'n' + spelling
+            + 's" size=".1"/></body>')
+    ref = os.path.join(work, f"charref{n}.xml")
+    with open(ref, "w") as f:
+        f.write("<mujoco><worldbody>" + body + "</worldbody></mujoco>")
+    inc = os.path.join(work, f"charref_inc{n}.xml")
+    with open(inc, "w") as f:
+        f.write("<mujocoinclude>" + body + "</mujocoinclude>")
+    top = os.path.join(work, f"charref_top{n}.xml")
+    with open(top, "w") as f:
+        f.write(f'<mujoco>\n<worldbody>\n<include file="charref_inc{n}.xml"/>\n</worldbody></mujoco>')
+    for label, args, where in (("run", ("run", ref, "--out", os.path.join(work, "charref")), f"charref{n}.xml: line 1"),
+                               ("info", ("info", ref), f"charref{n}.xml: line 1"),
+                               ("run, included", ("run", top, "--out", os.path.join(work, "charref")),
+                                f"charref_inc{n}.xml: line 1")):
+        p = run(*args)
+        check(f"{label}: the character reference {spelling} for '%' is refused, naming file and line",
+              p.returncode == 1 and where in p.stderr and f"'{spelling}' (a character reference for '%')" in p.stderr,
+              (p.returncode, p.stderr[-300:]))
 p = run("run", "/" + "a" * 2000 + ".xml", "--out", os.path.join(work, "longpath"))
 check("a model path over 1024 characters is refused with the limit, the echo cut",
       p.returncode == 1 and "at most 1024" in p.stderr and len(p.stderr) < 400, (p.returncode, len(p.stderr)))
@@ -269,6 +293,93 @@ check("baselines: unknown task names it and lists the tasks",
 p = run("baselines", "BlueROV2StationKeeping-v0", "--episodes", "0")
 check("baselines: --episodes 0 is a usage error stating the limit",
       p.returncode == 2 and "1..10000" in p.stderr, p.stderr)
+
+# results are written in full or not at all: a full disk is an error naming the file
+for name in ("trajectory.csv", "summary.json"):
+    full = os.path.join(work, "full_" + name.split(".")[0])
+    os.makedirs(full, exist_ok=True)
+    link = os.path.join(full, name)
+    if not os.path.lexists(link):
+        os.symlink("/dev/full", link)
+    p = run("run", xml, "--duration", "0.5", "--out", full)
+    check(f"{name} on a full disk: exit 1 naming the file and the reason, no 'wrote'",
+          p.returncode == 1 and f"{name}: write failed: No space left on device" in p.stderr
+          and "wrote" not in p.stdout, (p.returncode, p.stdout[-200:], p.stderr[-300:]))
+    check(f"{name} on a full disk: no temporary file left behind",
+          sorted(os.listdir(full)) in (["trajectory.csv"], ["summary.json", "trajectory.csv"]), os.listdir(full))
+p = run("run", xml, "--duration", "0.5", "--out", os.path.join(os.devnull, "x"))
+check("an output folder that cannot be made is an error naming it",
+      p.returncode == 1 and "cannot create the output folder" in p.stderr, (p.returncode, p.stderr[-300:]))
+
+# the output's size is known before the run: beyond the limit it is refused with the estimate
+p = run("run", os.path.join(source, "scenarios", "default.json"), "--duration", "4e7", "--out", os.path.join(work, "huge"))
+check("a run whose output could exceed 1000 MB is refused with the estimate and the ways out",
+      p.returncode == 1 and "up to" in p.stderr and "the limit is 1000 MB" in p.stderr and "--record-every" in p.stderr
+      and not os.path.exists(os.path.join(work, "huge", "trajectory.csv")), (p.returncode, p.stderr[-400:]))
+p = run("run", os.path.join(source, "scenarios", "default.json"), "--max-output-mb", "1", "--out", os.path.join(work, "cap"))
+check("--max-output-mb 1: the 30 s default scenario (about 2 MB) is refused",
+      p.returncode == 1 and "the limit is 1 MB" in p.stderr, (p.returncode, p.stderr[-300:]))
+p = run("run", os.path.join(source, "scenarios", "default.json"), "--max-output-mb", "1", "--record-every", "10",
+        "--out", os.path.join(work, "cap"))
+check("--max-output-mb 1 with --record-every 10 runs", p.returncode == 0, p.stderr[-300:])
+p = run("run", xml, "--max-output-mb", "nan")
+check("--max-output-mb nan is a usage error", p.returncode == 2 and "--max-output-mb" in p.stderr, p.stderr[:300])
+
+# a path is complete only within the acceptance distance of its last point, whatever the rule
+for rule in ("closest_ahead", "acceptance_radius"):
+    one = os.path.join(work, f"one_point_{rule}.json")
+    with open(one, "w") as f:
+        json.dump({"model": xml, "duration": 0.2,
+                   "controller": {"type": "cascaded_pid", "body": "rov", "path": {"points": [[1000, 0, -2]]},
+                                  "reference": {"rule": rule}}}, f)
+    p = run("run", one, "--out", os.path.join(work, "one_" + rule))
+    s = json.load(open(os.path.join(work, "one_" + rule, "summary.json"))) if p.returncode == 0 else {}
+    check(f"a one-point path 1 km away is not completed at once ({rule})",
+          p.returncode == 0 and s["tracking"]["completed"] is False and "not completed" in p.stdout,
+          (p.returncode, p.stdout[-300:], p.stderr[-300:]))
+
+# keyframes: a time that is not finite or beyond 1e9 s, an index beyond int
+text = open(xml).read()
+for t in ("nan", "1e300"):
+    bad = os.path.join(work, f"key_time_{t}.xml")
+    with open(bad, "w") as f:
+        f.write(text.replace('<key name="start"', f'<key name="start" time="{t}"', 1))
+    p = run("run", bad, "--out", os.path.join(work, "key_time"))
+    check(f"keyframe time {t} is refused naming the key and the value",
+          p.returncode == 1 and '<key name="start"> (keyframe 0): time=' in p.stderr and "+-1e9 s" in p.stderr,
+          (p.returncode, p.stderr[-300:]))
+big_key = os.path.join(work, "big_key.json")
+with open(big_key, "w") as f:
+    json.dump({"model": xml, "duration": 0.1, "keyframe": 4294967296}, f)
+p = run("run", big_key, "--out", os.path.join(work, "big_key"))
+check("keyframe index 4294967296 is refused (it wrapped to 0)",
+      p.returncode == 1 and "/keyframe: expected an integer in 0..2147483647" in p.stderr, (p.returncode, p.stderr[-300:]))
+
+# springs and dampers both disabled: refused with either engine (the marine forces would vanish)
+flags = os.path.join(work, "no_passive.xml")
+with open(flags, "w") as f:
+    f.write(text.replace('viscosity="0"/>', 'viscosity="0"><flag spring="disable" damper="disable"/></option>', 1))
+for engine in ("nereid", "mujoco"):
+    p = run("run", flags, "--engine", engine, "--out", os.path.join(work, "no_passive"))
+    check(f"springs and dampers disabled are refused with --engine {engine}",
+          p.returncode == 1 and 'spring="disable" damper="disable"' in p.stderr, (p.returncode, p.stderr[-300:]))
+
+# baselines: a NaN period and a seed beyond 2^63-1 are usage errors
+p = run("baselines", "BlueROV2StationKeeping-v0", "--mpc-period", "nan")
+check("baselines: --mpc-period nan is a usage error stating the range",
+      p.returncode == 2 and "--mpc-period: must be in 0.001..60, got nan" in p.stderr, p.stderr[:300])
+for seed in ("9223372036854775808", "18446744073709551616"):
+    p = run("baselines", "BlueROV2StationKeeping-v0", "--seed", seed)
+    check(f"baselines: --seed {seed} is a usage error (it was capped without a word)",
+          p.returncode == 2 and "--seed: must be in 0..9223372036854775807" in p.stderr, p.stderr[:300])
+p = run("baselines", "BlueROV2StationKeeping-v0", "--seed", "12x")
+check("baselines: --seed 12x is a usage error", p.returncode == 2 and "expected an integer" in p.stderr, p.stderr[:300])
+
+# validate: an output folder that cannot be made is named before the long run starts
+p = run("validate", "--out", os.path.join(os.devnull, "report"), "--work", os.path.join(work, "validate_work"))
+check("validate: an output folder that cannot be made is a clear error, no traceback",
+      p.returncode == 1 and "(--out): cannot create the folder" in p.stderr and "Traceback" not in p.stderr,
+      (p.returncode, p.stderr[-300:]))
 
 passed = sum(results)
 print(f"{passed} passed, {len(results) - passed} failed")

@@ -137,6 +137,24 @@ def test_errors_are_clear():
         nereid.model_path("submarine")
 
 
+@pytest.mark.parametrize("spelling", ["&#37;", "&#x25;", "&#X25;", "&#0037;"])
+def test_a_character_reference_for_percent_is_refused_not_an_abort(tmp_path, spelling):
+    # MuJoCo's parser formats unknown class names as printf formats ("%n": a memory write,
+    # the process aborts); the XML parser decodes these spellings to '%' (docs/robustness.md)
+    source = nereid.model_path("bluerov2_heavy")
+    text = open(source).read()
+    geom = 'name="heavy_panel_port" class="visual"'  # one geom's class, as the fuzzer changed it
+    assert geom in text
+    mutated = tmp_path / "bluerov2_heavy.xml"
+    mutated.write_text(text.replace(geom, f'name="heavy_panel_port" class="a{spelling}n{spelling}n{spelling}s"'))
+    for name in os.listdir(os.path.dirname(source)):  # the model's meshes and included files
+        if not (tmp_path / name).exists():
+            os.symlink(os.path.join(os.path.dirname(source), name), tmp_path / name)
+    with pytest.raises(nereid.Error, match=f"bluerov2_heavy.xml: line [0-9]+: '{spelling}' "
+                                           r"\(a character reference for '%'\)"):
+        nereid.load(str(mutated))
+
+
 def test_divergence_is_an_exception():
     model, data = nereid.load(nereid.model_path("bluerov2_heavy"))
     data.qvel[0] = 1e12
