@@ -105,6 +105,9 @@ struct MpcOptions {
   // 100 QPs bound one plan to a few seconds (1000 made a 0.2 s run take over 20 s)
   static constexpr int kMaxSqpIterations = 100;
   static constexpr int kMaxLineSearch = 100;
+  // active-set iterations per QP (qrqp): with kMaxSqpIterations, bounds a plan's work; a QP
+  // that reaches it fails, and the plan falls back with a named warning
+  static constexpr int kMaxQpIterations = 100;
 };
 
 // The outcome of one plan.

@@ -41,6 +41,14 @@ VehicleMpc::VehicleMpc(const Simulation& sim, int body, const MpcOptions& option
     throw ConfigError("MPC: max_sqp_iterations must be in 1.." + std::to_string(MpcOptions::kMaxSqpIterations) +
                       ", got " + std::to_string(options.max_sqp_iterations));
   }
+  // R = cost_thrust I is the QP's whole Hessian in the thrusts (the states' part is Q, zero
+  // in the velocities): with no thrust cost the QP is singular and the solver spins
+  if (!(options.cost_thrust > 0) || !std::isfinite(options.cost_thrust)) {
+    throw ConfigError("MPC: cost_thrust must be > 0 (got " + std::to_string(options.cost_thrust) +
+                      "): R = cost_thrust I is the QP's Hessian in the thrusts, and without it the QP "
+                      "is singular (one plan ran for 80 s); a tiny value such as 1e-6 weighs thrust "
+                      "as little as you like");
+  }
   if (options.max_line_search < 1 || options.max_line_search > MpcOptions::kMaxLineSearch) {
     throw ConfigError("MPC: max_line_search must be in 1.." + std::to_string(MpcOptions::kMaxLineSearch) +
                       ", got " + std::to_string(options.max_line_search));
@@ -74,6 +82,7 @@ VehicleMpc::VehicleMpc(const Simulation& sim, int body, const MpcOptions& option
   }
   spec.qp_solver = options.qp_solver;
   spec.max_sqp_iterations = options.max_sqp_iterations;
+  spec.max_qp_iterations = MpcOptions::kMaxQpIterations;
   spec.implicit = options.implicit_rk4;
   spec.gauss_newton = options.gauss_newton;
   spec.max_line_search = options.max_line_search;

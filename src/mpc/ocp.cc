@@ -33,8 +33,14 @@ Eigen::MatrixXd ToEigen(const DM& a) {
 
 namespace {
 
-Dict QpOptions(const std::string& solver) {
-  if (solver == "qrqp") return {{"print_iter", false}, {"print_header", false}, {"error_on_fail", false}};
+Dict QpOptions(const std::string& solver, int max_iterations) {
+  // qrqp's own default is 1000 active-set iterations per QP; the shipped scenarios need
+  // fewer than 30 (their plans are unchanged at 30), and 1000 let a near-singular QP take
+  // 80 s for one plan: a plan's work is bounded by max_sqp_iterations x max_iterations
+  if (solver == "qrqp") {
+    return {{"print_iter", false}, {"print_header", false}, {"error_on_fail", false},
+            {"max_iter", static_cast<casadi_int>(max_iterations)}};
+  }
   if (solver == "osqp") {
     return {{"osqp", Dict{{"verbose", false}, {"eps_abs", 1e-9}, {"eps_rel", 1e-9}, {"max_iter", 20000}}},
             {"error_on_fail", false}};
@@ -98,7 +104,7 @@ Ocp::Ocp(const OcpSpec& spec) : spec_(spec) {
   const SX constraints = SX::vertcat(g);
   const casadi::SXDict nlp = {{"x", w}, {"p", SX::vec(P)}, {"f", J}, {"g", constraints}};
   Dict options = {{"qpsol", spec.qp_solver},
-                  {"qpsol_options", QpOptions(spec.qp_solver)},
+                  {"qpsol_options", QpOptions(spec.qp_solver, spec.max_qp_iterations)},
                   {"max_iter", spec.max_sqp_iterations},
                   {"print_header", false},
                   {"print_iteration", false},

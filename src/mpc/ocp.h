@@ -30,6 +30,7 @@ struct OcpSpec {
   Eigen::VectorXd u_lo, u_hi;
   std::string qp_solver = "qrqp";
   int max_sqp_iterations = 4;
+  int max_qp_iterations = 100;  // qrqp's active-set iterations per QP
   bool gauss_newton = true;   // the SQP's Hessian: Gauss-Newton (true) or exact, regularised
   int max_line_search = 10;   // backtracking steps per SQP iteration
   // true: 2-stage Gauss-Legendre (implicit RK4, A-stable; its stage derivatives become

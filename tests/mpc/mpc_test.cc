@@ -385,6 +385,32 @@ TEST_CASE("A failed solve gives a named warning and the fallback input, never an
   CHECK(summary.find("\"failed_solves\": 0") == std::string::npos);
 }
 
+TEST_CASE("A plan's work is bounded: a QP that needs more than kMaxQpIterations fails and falls back") {
+  // the BlueROV2 Heavy's station with a thrust cost of 1e-12: the QP is nearly singular in
+  // the thrusts, and qrqp's own limit (1000 active-set iterations) let the first plan run
+  // for seconds (80 s with no thrust cost at all); bounded, the QP stops at
+  // kMaxQpIterations and the plan falls back with the solver's reason in the warning
+  std::ifstream in(std::string(NEREID_SOURCE_DIR) + "/scenarios/mpc/bluerov2_heavy_station.json");
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  const std::string model = "\"../../models/bluerov2_heavy/bluerov2_heavy.xml\"";
+  const std::string cost = "\"cost_thrust\": 0.06";
+  REQUIRE(text.find(model) != std::string::npos);
+  REQUIRE(text.find(cost) != std::string::npos);
+  text.replace(text.find(model), model.size(), "\"" + test::ModelPath("bluerov2_heavy/bluerov2_heavy.xml") + "\"");
+  text.replace(text.find(cost), cost.size(), "\"cost_thrust\": 1e-12");
+  text.replace(text.find("\"duration\": 10"), 14, "\"duration\": 0.3");
+  RunResult result;
+  std::string summary;
+  CHECK_NOTHROW(summary = RunScenario(text, "near_singular", &result));
+  CHECK_FALSE(result.diverged);
+  CHECK(summary.find("mpc: solve failed at t = 0.000000 s") != std::string::npos);
+  CHECK(summary.find("Maximum_Iterations_Exceeded") != std::string::npos);
+  const auto at = summary.find("\"solve_time_max_s\": ");
+  REQUIRE(at != std::string::npos);
+  // 4 SQP iterations x 100 QP iterations: 0.4 s on 2 cores (4 s with qrqp's own limit)
+  CHECK(std::stod(summary.substr(at + 20)) < 2.0);
+}
+
 TEST_CASE("MPC scenario errors name the JSON path and value") {
   auto error_of = [](const std::string& extra) {
     try {
@@ -397,6 +423,8 @@ TEST_CASE("MPC scenario errors name the JSON path and value") {
   CHECK(error_of(", \"horizon\": 0").find("/controller/horizon: expected an integer in 1..100 (got 0)") != std::string::npos);
   CHECK(error_of(", \"horizon\": 5000").find("1..100") != std::string::npos);
   CHECK(error_of(", \"cost_thrust\": -1").find("/controller/cost_thrust: must be >= 0 (got -1)") != std::string::npos);
+  // no thrust cost: the QP is singular in the thrusts (one plan of the Heavy's station ran 80 s)
+  CHECK(error_of(", \"cost_thrust\": 0").find("/controller: MPC: cost_thrust must be > 0") != std::string::npos);
   CHECK(error_of(", \"prediction\": \"exact\"").find("/controller/prediction") != std::string::npos);
   CHECK(error_of(", \"solver\": {\"qp\": \"gurobi\"}").find("/controller/solver/qp") != std::string::npos);
   CHECK(error_of(", \"solver\": {\"max_sqp_iterations\": 0}").find("/controller/solver/max_sqp_iterations") != std::string::npos);
