@@ -182,119 +182,121 @@ ResolvedInput ResolveInput(const std::string& input, std::optional<Engine> engin
   return r;
 }
 
-RunResult Run(const RunOptions& options, std::ostream* log, std::ostream* errors) {
-  if (!errors) errors = log;
-  if (options.record_every < 1) {
-    throw ConfigError("--record-every must be >= 1, got " + std::to_string(options.record_every));
-  }
-  ResolvedInput input = ResolveInput(options.input, options.engine, options.integrator, options.dt,
-                                     options.constraints);
-  std::optional<Scenario>& scenario = input.scenario;
-  const std::string& model_path = input.model;
-  const SimulationOptions& sim_options = input.options;
-  const double duration = options.duration.value_or(
-      scenario && scenario->duration ? *scenario->duration : 10.0);
-  if (!(duration > 0) || !std::isfinite(duration)) {
-    throw ConfigError("duration must be a positive number of seconds, got " + std::to_string(duration));
+namespace {
+
+// A run's CSV outputs: trajectory.csv and, with depth and attitude holds, stabilize.csv
+// (their attitude readings and thruster commands); each row written and checked as it goes.
+class RunRecorder {
+ public:
+  RunRecorder(const std::string& dir, const mjModel* m, const std::vector<Stabilize>& holds)
+      : m_(m), holds_(holds), trajectory_path_((std::filesystem::path(dir) / "trajectory.csv").string()),
+        holds_path_((std::filesystem::path(dir) / "stabilize.csv").string()), columns_(TrajectoryColumns(m)) {
+    for (const Stabilize& h : holds) hold_columns_ += 2 + h.thrusters().names.size();
   }
 
-  std::unique_ptr<Simulation> sim = Simulation::LoadFile(model_path, sim_options);
-  const mjModel* m = sim->model();
-  mjData* d = sim->data();
-  std::unique_ptr<ScenarioControl> control;
-  if (scenario) {
-    scenario->Apply(*sim);
-    control = std::make_unique<ScenarioControl>(*scenario, *sim);
-    if (log && control->vms()) {
-      for (const std::string& w : control->vms()->warnings()) *log << "warning: " << w << "\n";
-    }
-  } else {
-    sim->Reset(m->nkey > 0 ? 0 : -1);  // keyframe 0 (qpos, qvel, ctrl) when there is one
+  // An upper bound of the bytes `rows` rows take.
+  double EstimateBytes(double rows) const {
+    return EstimateCsvBytes(rows, columns_.size() + (holds_.empty() ? 0 : 1 + hold_columns_));
   }
-  PathController* follower = control ? control->follower() : nullptr;
-  VmsController* vms = control ? control->vms() : nullptr;
-  const std::vector<Stabilize> no_holds;
-  const std::vector<Stabilize>& holds = control ? control->holds() : no_holds;
+  size_t columns() const { return columns_.size(); }
+  const std::string& trajectory_path() const { return trajectory_path_; }
+  const std::string& holds_path() const { return holds_path_; }
 
-  std::error_code dir_error;
-  std::filesystem::create_directories(options.out_dir, dir_error);
-  if (dir_error) throw OutputError(options.out_dir + ": cannot create the output folder: " + dir_error.message());
-  const std::string csv_path = (std::filesystem::path(options.out_dir) / "trajectory.csv").string();
-  const std::vector<std::string> columns = TrajectoryColumns(m);
-  const std::string hold_path = (std::filesystem::path(options.out_dir) / "stabilize.csv").string();
-  size_t hold_columns = 0;
-  for (const Stabilize& h : holds) hold_columns += 2 + h.thrusters().names.size();
-
-  RunResult result;
-  const double t0 = d->time;
-  // the step count, bounded before it is rounded (1e300 s or a 1e-300 s step would overflow)
-  constexpr double kMaxSteps = 1e10;
-  const double step_count = duration / m->opt.timestep;
-  if (!(step_count <= kMaxSteps)) {
-    throw ConfigError(sim->source() + ": duration " + std::to_string(duration) + " s at dt " +
-                      std::to_string(m->opt.timestep) + " s is " + std::to_string(step_count) +
-                      " steps; at most 1e10");
-  }
-  const long steps = std::lround(step_count);
-  if (steps < 1 && duration > 0) {
-    throw ConfigError(sim->source() + ": duration " + std::to_string(duration) + " s is shorter than half a time step (" +
-                      std::to_string(m->opt.timestep) + " s)");
-  }
-  if (log) {
-    *log << "nereid run: " << sim->source() << " (" << ToString(sim->engine()) << ", "
-         << ToString(sim->integrator()) << ", dt " << m->opt.timestep << " s, " << steps
-         << " steps)\n";
-  }
-  // the output's size, known before the first step (a long run at a small step could fill the disk)
-  const double rows = static_cast<double>(steps / options.record_every + 2);
-  const double bytes = EstimateCsvBytes(rows, columns.size() + (holds.empty() ? 0 : 1 + hold_columns));
-  if (bytes > options.max_output_bytes) {
-    char estimate[160];
-    std::snprintf(estimate, sizeof(estimate), "%.4g rows x %zu columns, up to %.4g MB; the limit is %.4g MB",
-                  rows, columns.size(), bytes / 1e6, options.max_output_bytes / 1e6);
-    throw ConfigError(sim->source() + ": the run would write " + estimate +
-                      ": shorten --duration, write every N-th step with --record-every N, or raise "
-                      "the limit with --max-output-mb");
-  }
-  OutputFile csv(csv_path);
-  csv.stream().precision(17);
-  for (size_t i = 0; i < columns.size(); ++i) csv.stream() << (i ? "," : "") << columns[i];
-  csv.stream() << "\n";
-  std::vector<double> row;
-  // the depth and attitude holds: their attitude readings and thruster commands
-  std::optional<OutputFile> hold_csv;
-  if (!holds.empty()) {
-    hold_csv.emplace(hold_path);
-    std::ostream& out = hold_csv->stream();
-    out.precision(10);
-    out << "t";
-    for (const Stabilize& h : holds) {
-      const std::string b = mj_id2name(m, mjOBJ_BODY, h.body());
-      out << "," << b << ".roll," << b << ".pitch";
-      for (const std::string& n : h.thrusters().names) out << ",ctrl." << n;
-    }
+  // Opens the files and writes their headers.
+  void Open() {
+    trajectory_.emplace(trajectory_path_);
+    std::ostream& out = trajectory_->stream();
+    out.precision(17);
+    for (size_t i = 0; i < columns_.size(); ++i) out << (i ? "," : "") << columns_[i];
     out << "\n";
+    if (holds_.empty()) return;
+    holds_file_.emplace(holds_path_);
+    std::ostream& hold = holds_file_->stream();
+    hold.precision(10);
+    hold << "t";
+    for (const Stabilize& h : holds_) {
+      const std::string b = mj_id2name(m_, mjOBJ_BODY, h.body());
+      hold << "," << b << ".roll," << b << ".pitch";
+      for (const std::string& n : h.thrusters().names) hold << ",ctrl." << n;
+    }
+    hold << "\n";
   }
-  auto write_row = [&] {
-    TrajectoryRow(m, d, &row);
-    std::ostream& out = csv.stream();
-    for (size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << row[i];
+
+  void Row(const mjData* d) {
+    TrajectoryRow(m_, d, &row_);
+    std::ostream& out = trajectory_->stream();
+    for (size_t i = 0; i < row_.size(); ++i) out << (i ? "," : "") << row_[i];
     out << "\n";
-    csv.Check();
-    if (!hold_csv) return;
-    std::ostream& hold = hold_csv->stream();
+    trajectory_->Check();
+    if (!holds_file_) return;
+    std::ostream& hold = holds_file_->stream();
     hold << d->time;
-    for (const Stabilize& h : holds) {
+    for (const Stabilize& h : holds_) {
       hold << "," << h.roll() << "," << h.pitch();
       for (int a : h.thrusters().actuators) hold << "," << d->ctrl[a];
     }
     hold << "\n";
-    hold_csv->Check();
-  };
+    holds_file_->Check();
+  }
+
+  void Commit() {
+    trajectory_->Commit();
+    if (holds_file_) holds_file_->Commit();
+  }
+
+ private:
+  const mjModel* m_;
+  const std::vector<Stabilize>& holds_;
+  std::string trajectory_path_, holds_path_;
+  std::vector<std::string> columns_;
+  size_t hold_columns_ = 0;
+  std::optional<OutputFile> trajectory_, holds_file_;
+  std::vector<double> row_;
+};
+
+// The number of steps of `duration` at the model's time step, bounded before it is rounded
+// (1e300 s or a 1e-300 s step would overflow).
+long StepCount(const Simulation& sim, double duration) {
+  const double dt = sim.model()->opt.timestep;
+  constexpr double kMaxSteps = 1e10;
+  const double step_count = duration / dt;
+  if (!(step_count <= kMaxSteps)) {
+    throw ConfigError(sim.source() + ": duration " + std::to_string(duration) + " s at dt " +
+                      std::to_string(dt) + " s is " + std::to_string(step_count) + " steps; at most 1e10");
+  }
+  const long steps = std::lround(step_count);
+  if (steps < 1 && duration > 0) {
+    throw ConfigError(sim.source() + ": duration " + std::to_string(duration) +
+                      " s is shorter than half a time step (" + std::to_string(dt) + " s)");
+  }
+  return steps;
+}
+
+// The output's size, known before the first step (a long run at a small step could fill the disk).
+void CheckOutputSize(const Simulation& sim, const RunRecorder& recorder, long steps, const RunOptions& options) {
+  const double rows = static_cast<double>(steps / options.record_every + 2);
+  const double bytes = recorder.EstimateBytes(rows);
+  if (bytes <= options.max_output_bytes) return;
+  char estimate[160];
+  std::snprintf(estimate, sizeof(estimate), "%.4g rows x %zu columns, up to %.4g MB; the limit is %.4g MB", rows,
+                recorder.columns(), bytes / 1e6, options.max_output_bytes / 1e6);
+  throw ConfigError(sim.source() + ": the run would write " + estimate +
+                    ": shorten --duration, write every N-th step with --record-every N, or raise "
+                    "the limit with --max-output-mb");
+}
+
+// Steps the simulation `steps` times (or until the scenario's controller is done), a row
+// every `record_every` steps and the last. A diverged step or a MuJoCo error ends the loop
+// with the last finite state restored (MuJoCo resets the data when a step diverges, and the
+// summary reports the state before it).
+RunResult StepLoop(Simulation& sim, ScenarioControl* control, RunRecorder& recorder, long steps,
+                   const RunOptions& options) {
+  const mjModel* m = sim.model();
+  mjData* d = sim.data();
+  RunResult result;
+  const double t0 = d->time;
   Progress progress(options.progress, d->time, d->time + static_cast<double>(steps) * m->opt.timestep);
-  write_row();
-  // the state before each step: MuJoCo resets the data when a step diverges, and the
-  // summary then reports this last finite state
+  recorder.Row(d);
   std::vector<mjtNum> last_qpos(d->qpos, d->qpos + m->nq), last_qvel(d->qvel, d->qvel + m->nv);
   double last_time = d->time;
   const auto start = std::chrono::steady_clock::now();
@@ -306,7 +308,7 @@ RunResult Run(const RunOptions& options, std::ostream* log, std::ostream* errors
     last_time = d->time;
     bool stepped = false;
     try {
-      stepped = sim->TryStep(&error);
+      stepped = sim.TryStep(&error);
     } catch (const MuJoCoError& e) {
       result.mujoco_error = true;
       error = e.what();
@@ -320,31 +322,125 @@ RunResult Run(const RunOptions& options, std::ostream* log, std::ostream* errors
       break;
     }
     ++result.steps;
-    if ((k + 1) % options.record_every == 0 || k + 1 == steps) write_row();
+    if ((k + 1) % options.record_every == 0 || k + 1 == steps) recorder.Row(d);
     progress.Update(d->time);
   }
   progress.Done();
-  csv.Commit();
-  if (hold_csv) hold_csv->Commit();
   result.wall_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.sim_time = d->time - t0;
+  return result;
+}
 
-  // energy at the final state: kinetic includes added mass (1/2 v^T M v with M from the
-  // engine); the potential is MuJoCo's (gravity and springs; buoyancy is not included)
-  json energy = nullptr;
-  if (!result.diverged && !result.mujoco_error) {
-    const int flags = sim->mutable_model()->opt.enableflags;
-    sim->mutable_model()->opt.enableflags |= mjENBL_ENERGY;
-    sim->Forward();
-    energy = {{"kinetic_J", sim->KineticEnergy()},
-              {"potential_gravity_J", d->energy[0]},
-              {"note", "kinetic = 1/2 qvel^T M qvel with M including added mass; potential "
-                       "is MuJoCo's gravity (and spring) energy, buoyancy excluded"}};
-    sim->mutable_model()->opt.enableflags = flags;
+// Energy at the final state: kinetic includes added mass (1/2 v^T M v with M from the
+// engine); the potential is MuJoCo's (gravity and springs; buoyancy is not included).
+json FinalEnergy(Simulation& sim, const RunResult& result) {
+  if (result.diverged || result.mujoco_error) return nullptr;
+  const int flags = sim.mutable_model()->opt.enableflags;
+  sim.mutable_model()->opt.enableflags |= mjENBL_ENERGY;
+  sim.Forward();
+  json energy = {{"kinetic_J", sim.KineticEnergy()},
+                 {"potential_gravity_J", sim.data()->energy[0]},
+                 {"note", "kinetic = 1/2 qvel^T M qvel with M including added mass; potential "
+                          "is MuJoCo's gravity (and spring) energy, buoyancy excluded"}};
+  sim.mutable_model()->opt.enableflags = flags;
+  return energy;
+}
+
+// The scenario's controllers' parts of summary.json, and their logs written into `dir`.
+void AddControllerReports(const ScenarioControl& control, const Scenario& scenario, const mjModel* m,
+                          const std::string& dir, const std::string& holds_path, json* summary) {
+  if (const PathController* follower = control.follower()) {
+    // the path, for plots, and how well it was followed
+    const std::string path_csv = (std::filesystem::path(dir) / "path.csv").string();
+    OutputFile path_out(path_csv);
+    path_out.stream().precision(17);
+    path_out.stream() << "x,y,z\n";
+    for (const Vec3& p : follower->path().points) {
+      path_out.stream() << p.x() << "," << p.y() << "," << p.z() << "\n";
+    }
+    path_out.Commit();
+    const TrackingReport& t = follower->report();
+    (*summary)["tracking"] = {{"body", scenario.controller->body},
+                              {"path_points", follower->path().points.size()},
+                              {"path_length_m", follower->path().Length()},
+                              {"completed", t.completed},
+                              {"completion_time_s", t.completed ? json(t.completion_time) : json(nullptr)},
+                              {"mse_position_m2", t.mse_position},
+                              {"mse_rotation_rad2", t.mse_rotation},
+                              {"samples", t.samples},
+                              {"path", path_csv}};
+    const std::string controller_json = follower->SummaryJson();
+    if (!controller_json.empty()) (*summary)["controller"] = json::parse(controller_json);
+    follower->WriteLogs(dir);
+    const std::vector<std::string> warnings = follower->warnings();
+    if (!warnings.empty()) (*summary)["warnings"] = warnings;
+  }
+  if (!control.holds().empty()) {
+    json list = json::array();
+    for (const Stabilize& h : control.holds()) {
+      list.push_back({{"body", mj_id2name(m, mjOBJ_BODY, h.body())},
+                      {"depth_reference_m", -h.height_reference()},
+                      {"thrusters", h.thrusters().names}});
+    }
+    (*summary)["stabilize"] = {{"holds", list}, {"log", holds_path}};
+  }
+  if (const VmsController* vms = control.vms()) {
+    // the vms controller's references, thruster wrenches and monitors (docs/vms.md)
+    const std::string vms_csv = (std::filesystem::path(dir) / "vms.csv").string();
+    vms->WriteLog(vms_csv);
+    (*summary)["vms_log"] = vms_csv;
+    (*summary)["warnings"] = vms->warnings();
+  }
+}
+
+}  // namespace
+
+RunResult Run(const RunOptions& options, std::ostream* log, std::ostream* errors) {
+  if (!errors) errors = log;
+  if (options.record_every < 1) {
+    throw ConfigError("--record-every must be >= 1, got " + std::to_string(options.record_every));
+  }
+  ResolvedInput input = ResolveInput(options.input, options.engine, options.integrator, options.dt,
+                                     options.constraints);
+  std::optional<Scenario>& scenario = input.scenario;
+  const double duration = options.duration.value_or(
+      scenario && scenario->duration ? *scenario->duration : 10.0);
+  if (!(duration > 0) || !std::isfinite(duration)) {
+    throw ConfigError("duration must be a positive number of seconds, got " + std::to_string(duration));
   }
 
+  std::unique_ptr<Simulation> sim = Simulation::LoadFile(input.model, input.options);
+  const mjModel* m = sim->model();
+  mjData* d = sim->data();
+  std::unique_ptr<ScenarioControl> control;
+  if (scenario) {
+    scenario->Apply(*sim);
+    control = std::make_unique<ScenarioControl>(*scenario, *sim);
+    if (log && control->vms()) {
+      for (const std::string& w : control->vms()->warnings()) *log << "warning: " << w << "\n";
+    }
+  } else {
+    sim->Reset(m->nkey > 0 ? 0 : -1);  // keyframe 0 (qpos, qvel, ctrl) when there is one
+  }
+  const std::vector<Stabilize> no_holds;
+  RunRecorder recorder(options.out_dir, m, control ? control->holds() : no_holds);
+
+  std::error_code dir_error;
+  std::filesystem::create_directories(options.out_dir, dir_error);
+  if (dir_error) throw OutputError(options.out_dir + ": cannot create the output folder: " + dir_error.message());
+  const long steps = StepCount(*sim, duration);
+  if (log) {
+    *log << "nereid run: " << sim->source() << " (" << ToString(sim->engine()) << ", "
+         << ToString(sim->integrator()) << ", dt " << m->opt.timestep << " s, " << steps
+         << " steps)\n";
+  }
+  CheckOutputSize(*sim, recorder, steps, options);
+  recorder.Open();
+  const RunResult result = StepLoop(*sim, control.get(), recorder, steps, options);
+  recorder.Commit();
+
   json summary = {
-      {"model", model_path},
+      {"model", input.model},
       {"scenario", scenario ? json(scenario->source) : json(nullptr)},
       {"mujoco_version", mj_versionString()},
       {"nereid_version", NEREID_VERSION},
@@ -360,51 +456,10 @@ RunResult Run(const RunOptions& options, std::ostream* log, std::ostream* errors
       {"status", result.diverged ? "diverged" : result.mujoco_error ? "mujoco_error" : "ok"},
       {"error", result.diverged || result.mujoco_error ? json(result.error) : json(nullptr)},
       {"final_state", FinalState(m, d)},  // after a divergence: the last finite state
-      {"energy", energy},
-      {"trajectory", csv_path},
+      {"energy", FinalEnergy(*sim, result)},
+      {"trajectory", recorder.trajectory_path()},
   };
-  if (follower) {
-    // the path, for plots, and how well it was followed
-    const std::string path_csv = (std::filesystem::path(options.out_dir) / "path.csv").string();
-    OutputFile path_out(path_csv);
-    path_out.stream().precision(17);
-    path_out.stream() << "x,y,z\n";
-    for (const Vec3& p : follower->path().points) {
-      path_out.stream() << p.x() << "," << p.y() << "," << p.z() << "\n";
-    }
-    path_out.Commit();
-    const TrackingReport& t = follower->report();
-    summary["tracking"] = {{"body", scenario->controller->body},
-                           {"path_points", follower->path().points.size()},
-                           {"path_length_m", follower->path().Length()},
-                           {"completed", t.completed},
-                           {"completion_time_s", t.completed ? json(t.completion_time) : json(nullptr)},
-                           {"mse_position_m2", t.mse_position},
-                           {"mse_rotation_rad2", t.mse_rotation},
-                           {"samples", t.samples},
-                           {"path", path_csv}};
-    const std::string controller_json = follower->SummaryJson();
-    if (!controller_json.empty()) summary["controller"] = json::parse(controller_json);
-    follower->WriteLogs(options.out_dir);
-    const std::vector<std::string> warnings = follower->warnings();
-    if (!warnings.empty()) summary["warnings"] = warnings;
-  }
-  if (!holds.empty()) {
-    json list = json::array();
-    for (const Stabilize& h : holds) {
-      list.push_back({{"body", mj_id2name(m, mjOBJ_BODY, h.body())},
-                      {"depth_reference_m", -h.height_reference()},
-                      {"thrusters", h.thrusters().names}});
-    }
-    summary["stabilize"] = {{"holds", list}, {"log", hold_path}};
-  }
-  if (vms) {
-    // the vms controller's references, thruster wrenches and monitors (docs/vms.md)
-    const std::string vms_csv = (std::filesystem::path(options.out_dir) / "vms.csv").string();
-    vms->WriteLog(vms_csv);
-    summary["vms_log"] = vms_csv;
-    summary["warnings"] = vms->warnings();
-  }
+  if (control) AddControllerReports(*control, *scenario, m, options.out_dir, recorder.holds_path(), &summary);
   // MuJoCo's warnings in this run (Nereid keeps them: nothing goes to MUJOCO_LOG.TXT)
   summary["mujoco_warnings"] = {{"count", sim->mujoco_warnings().count()},
                                 {"messages", sim->mujoco_warnings().messages()}};
@@ -412,13 +467,13 @@ RunResult Run(const RunOptions& options, std::ostream* log, std::ostream* errors
   WriteOutputFile(summary_path, summary.dump(2) + "\n");
   if (errors && (result.diverged || result.mujoco_error)) *errors << "error: " << result.error << "\n";
   if (log) {
-    *log << "wrote " << csv_path << " and " << summary_path << " (" << result.steps
+    *log << "wrote " << recorder.trajectory_path() << " and " << summary_path << " (" << result.steps
          << " steps, " << result.sim_time << " s simulated in " << result.wall_time << " s)\n";
     if (sim->mujoco_warnings().count() > 0) {
       *log << "MuJoCo warnings: " << sim->mujoco_warnings().count() << " (first: "
            << sim->mujoco_warnings().messages().front() << "; all in summary.json)\n";
     }
-    if (follower) {
+    if (const PathController* follower = control ? control->follower() : nullptr) {
       const TrackingReport& t = follower->report();
       *log << "path " << (t.completed ? "completed in " + std::to_string(t.completion_time) + " s" : "not completed")
            << ", MSE position " << t.mse_position << " m^2, MSE rotation " << t.mse_rotation << " rad^2\n";
