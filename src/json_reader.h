@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +15,7 @@
 
 #include "nereid/error.h"
 #include "nereid/frames.h"
+#include "json_keys.h"
 
 namespace nereid::detail {
 
@@ -80,23 +80,39 @@ class JsonReader {
     throw ConfigError(message);
   }
 
-  // Throws for any key of `object` not in `allowed`, listing the allowed ones.
-  void Keys(const json& object, const std::string& path,
-            std::initializer_list<const char*> allowed) const {
+  // Checks `object` against its table: an object, every key in the table, every required
+  // key present (in table order).
+  void Keys(const json& object, const std::string& path, const JsonObject& keys) const {
     if (!object.is_object()) Fail(path, "expected an object", &object);
     for (auto it = object.begin(); it != object.end(); ++it) {
-      if (std::none_of(allowed.begin(), allowed.end(),
-                       [&](const char* k) { return it.key() == k; })) {
-        std::string list;
-        for (const char* k : allowed) list += std::string(list.empty() ? "" : ", ") + k;
-        Fail(path + "/" + it.key(), "unknown key; allowed: " + list);
+      if (!keys.Find(it.key())) Fail(path + "/" + it.key(), "unknown key; allowed: " + KeyList(keys));
+    }
+    for (const JsonKey& k : keys.keys) {
+      if (k.required && !object.contains(std::string(k.name))) {
+        Fail(path + "/" + std::string(k.name),
+             "missing required key" + (k.missing.empty() ? std::string() : " (" + std::string(k.missing) + ")"));
       }
     }
   }
 
-  const json& Required(const json& object, const std::string& path, const char* key) const {
-    if (!object.contains(key)) Fail(path + "/" + key, "missing required key");
-    return object[key];
+  // For an object that gives exactly one of its table's keys: "<lead> a, b, c" otherwise.
+  void ExactlyOne(const json& object, const std::string& path, const JsonObject& keys,
+                  const std::string& lead = "give exactly one of") const {
+    if (object.size() != 1) Fail(path, lead + " " + KeyList(keys), &object);
+  }
+
+  // A string among `key`'s allowed values: "expected \"a\", \"b\" or \"c\"" otherwise.
+  std::string Choice(const json& value, const std::string& path, const JsonKey& key) const {
+    const std::string text = String(value, path);
+    for (const std::string& a : key.allowed) {
+      if (a.size() == text.size() + 2 && a.compare(1, text.size(), text) == 0) return text;
+    }
+    std::string choices;
+    for (size_t i = 0; i < key.allowed.size(); ++i) {
+      if (i > 0) choices += i + 1 == key.allowed.size() ? " or " : ", ";
+      choices += key.allowed[i];
+    }
+    Fail(path, "expected " + choices, &value);
   }
 
   double Number(const json& value, const std::string& path) const {
@@ -142,6 +158,12 @@ class JsonReader {
   }
 
  private:
+  static std::string KeyList(const JsonObject& keys) {
+    std::string list;
+    for (const JsonKey& k : keys.keys) list += (list.empty() ? "" : ", ") + std::string(k.name);
+    return list;
+  }
+
   std::string source_;
 };
 

@@ -25,9 +25,8 @@ using Reader = detail::JsonReader;
 // the grammar of nereid/current.h (CurrentField::kKeys), as the nereid.current plugin reads it
 CurrentField ReadCurrent(const Reader& r, const json& j, const std::string& path) {
   using Kind = CurrentField::Kind;
-  const auto& keys = CurrentField::kKeys;
-  r.Keys(j, path, {keys[0], keys[1], keys[2]});
-  if (j.size() != 1) r.Fail(path, "give exactly one of velocity, time_profile, depth_profile", &j);
+  r.Keys(j, path, detail::kCurrentKeys);
+  r.ExactlyOne(j, path, detail::kCurrentKeys);
   const char* velocity = CurrentField::Key(Kind::kConstant);
   if (j.contains(velocity)) return CurrentField::Constant(r.Vector3(j[velocity], path + "/" + velocity));
   const bool time = j.contains(CurrentField::Key(Kind::kTime));
@@ -94,10 +93,10 @@ std::vector<StabilizeSpec> ReadStabilize(const Reader& r, const json& list, cons
   for (size_t i = 0; i < list.size(); ++i) {
     const std::string p = path + "/" + std::to_string(i);
     const json& e = list[i];
-    r.Keys(e, p, {"body", "depth", "thrusters", "gains"});
+    r.Keys(e, p, detail::kStabilizeKeys);
     StabilizeSpec s;
     s.path = p;
-    s.body = r.String(r.Required(e, p, "body"), p + "/body");
+    s.body = r.String(e["body"], p + "/body");
     for (const StabilizeSpec& other : specs) {
       if (other.body == s.body) r.Fail(p + "/body", "a second hold for the same body", &e["body"]);
     }
@@ -114,7 +113,7 @@ std::vector<StabilizeSpec> ReadStabilize(const Reader& r, const json& list, cons
     if (e.contains("gains")) {
       const json& g = e["gains"];
       const std::string gp = p + "/gains";
-      r.Keys(g, gp, {"depth_p", "climb_p", "angle_p", "rate_p", "max_climb_rate", "max_rate"});
+      r.Keys(g, gp, detail::kStabilizeGainsKeys);
       StabilizeGains& k = s.gains;
       for (auto [key, field] : {std::pair{"depth_p", &k.depth_p}, {"climb_p", &k.climb_p},
                                 {"angle_p", &k.angle_p}, {"rate_p", &k.rate_p},
@@ -129,15 +128,15 @@ std::vector<StabilizeSpec> ReadStabilize(const Reader& r, const json& list, cons
 
 // "scene": {"wall": {...}, "seabed_depth"} (docs/scenarios.md): scenery drawn by nereid-view
 Scenario::Scene ReadScene(const Reader& r, const json& j, const std::string& path) {
-  r.Keys(j, path, {"wall", "seabed_depth"});
+  r.Keys(j, path, detail::kSceneKeys);
   Scenario::Scene scene;
   if (j.contains("seabed_depth")) scene.seabed_depth = Length(r, j["seabed_depth"], path + "/seabed_depth");
   if (j.contains("wall")) {
     const json& w = j["wall"];
     const std::string wp = path + "/wall";
-    r.Keys(w, wp, {"face_x", "y", "bottom", "top", "thickness"});
+    r.Keys(w, wp, detail::kWallKeys);
     Scenario::Scene::Wall wall;
-    wall.face_x = Coordinate(r, r.Required(w, wp, "face_x"), wp + "/face_x");
+    wall.face_x = Coordinate(r, w["face_x"], wp + "/face_x");
     if (w.contains("y")) {
       const std::vector<double> y = r.Numbers(w["y"], wp + "/y", 2);
       for (int k = 0; k < 2; ++k) Coordinate(r, w["y"][k], wp + "/y/" + std::to_string(k));
@@ -162,7 +161,7 @@ Scenario::Crosscheck ReadCrosscheck(const Reader& r, const json& root) {
   Scenario::Crosscheck c;
   if (root.contains("weld")) {
     const json& w = root["weld"];
-    r.Keys(w, "/weld", {"solref", "solimp"});
+    r.Keys(w, "/weld", detail::kWeldKeys);
     c.solver_key = "/weld";
     if (w.contains("solref")) {
       const std::vector<double> x = r.Numbers(w["solref"], "/weld/solref", 2);
@@ -175,7 +174,7 @@ Scenario::Crosscheck ReadCrosscheck(const Reader& r, const json& root) {
   }
   if (root.contains("uk")) {
     const json& u = root["uk"];
-    r.Keys(u, "/uk", {"baumgarte_omega", "baumgarte_zeta", "project", "dense"});
+    r.Keys(u, "/uk", detail::kUkKeys);
     if (c.solver_key.empty()) c.solver_key = "/uk";
     c.uk.baumgarte_omega = r.Number(u, "/uk", "baumgarte_omega", c.uk.baumgarte_omega);
     c.uk.baumgarte_zeta = r.Number(u, "/uk", "baumgarte_zeta", c.uk.baumgarte_zeta);
@@ -184,10 +183,9 @@ Scenario::Crosscheck ReadCrosscheck(const Reader& r, const json& root) {
   }
   if (root.contains("peak")) {
     const json& pk = root["peak"];
-    r.Keys(pk, "/peak", {"body", "axis"});
+    r.Keys(pk, "/peak", detail::kPeakKeys);
     if (pk.contains("body")) c.peak_body = r.String(pk["body"], "/peak/body");
-    const std::string axis = pk.contains("axis") ? r.String(pk["axis"], "/peak/axis") : "x";
-    if (axis != "x" && axis != "y" && axis != "z") r.Fail("/peak/axis", "expected \"x\", \"y\" or \"z\"", &pk["axis"]);
+    const std::string axis = pk.contains("axis") ? r.Choice(pk["axis"], "/peak/axis", detail::kPeakKeys.At("axis")) : "x";
     c.peak_axis = axis[0] - 'x';
   }
   if (root.contains("reference")) c.reference = root["reference"].dump();
@@ -213,12 +211,12 @@ Scenario::Crosscheck ReadCrosscheck(const Reader& r, const json& root) {
 
 Path ReadPath(const Reader& r, const json& pj, const std::string& pp) {
   Path path;
-  r.Keys(pj, pp, {"zigzag", "points"});
-  if (pj.size() != 1) r.Fail(pp, "give exactly one of zigzag, points", &pj);
+  r.Keys(pj, pp, detail::kPathKeys);
+  r.ExactlyOne(pj, pp, detail::kPathKeys);
   if (pj.contains("zigzag")) {
     const json& z = pj["zigzag"];
     const std::string zp = pp + "/zigzag";
-    r.Keys(z, zp, {"wall_offset", "y0", "z_top", "stroke_height", "stroke_spacing", "strokes", "point_spacing", "num"});
+    r.Keys(z, zp, detail::kZigZagKeys);
     ZigZagSpec spec;
     if (z.contains("wall_offset")) spec.wall_offset = Coordinate(r, z["wall_offset"], zp + "/wall_offset");
     if (z.contains("y0")) spec.y0 = Coordinate(r, z["y0"], zp + "/y0");
@@ -279,22 +277,14 @@ void ReadMpcOptions(const Reader& r, const json& j, const std::string& path, Mpc
   if (j.contains("solver")) {
     const json& s = j["solver"];
     const std::string sp = path + "/solver";
-    r.Keys(s, sp, {"qp", "max_sqp_iterations", "hessian", "max_line_search"});
-    if (s.contains("qp")) {
-      o->qp_solver = r.String(s["qp"], sp + "/qp");
-      if (o->qp_solver != "qrqp" && o->qp_solver != "osqp" && o->qp_solver != "qpoases") {
-        r.Fail(sp + "/qp", "expected \"qrqp\", \"osqp\" or \"qpoases\"", &s["qp"]);
-      }
-    }
+    r.Keys(s, sp, detail::kMpcSolverKeys);
+    if (s.contains("qp")) o->qp_solver = r.Choice(s["qp"], sp + "/qp", detail::kMpcSolverKeys.At("qp"));
     if (s.contains("max_sqp_iterations")) {
       o->max_sqp_iterations = ReadInt(r, s["max_sqp_iterations"], sp + "/max_sqp_iterations", 1,
                                       MpcOptions::kMaxSqpIterations);
     }
     if (s.contains("hessian")) {
-      const std::string hessian = r.String(s["hessian"], sp + "/hessian");
-      if (hessian != "gauss_newton" && hessian != "exact") {
-        r.Fail(sp + "/hessian", "expected \"gauss_newton\" or \"exact\"", &s["hessian"]);
-      }
+      const std::string hessian = r.Choice(s["hessian"], sp + "/hessian", detail::kMpcSolverKeys.At("hessian"));
       o->gauss_newton = hessian == "gauss_newton";
     }
     if (s.contains("max_line_search")) {
@@ -308,25 +298,21 @@ Scenario::Controller ReadController(const Reader& r, const json& j, const std::s
   c.path_json = path;
   const std::string type = j.is_object() && j.contains("type") ? r.String(j["type"], path + "/type") : "";
   if (type == "cascaded_pid") {
-    r.Keys(j, path, {"type", "body", "gains", "path", "orientation", "acceptance_radius", "reference",
-                     "pose_rate", "stop_when_done"});
+    r.Keys(j, path, detail::kPidControllerKeys);
   } else if (type == "mpc") {
     c.type = Scenario::Controller::Type::kMpc;
-    r.Keys(j, path, {"type", "body", "path", "orientation", "reference", "pose_rate", "stop_when_done",
-                     "horizon", "control_period", "cost_pos", "cost_rot", "cost_thrust", "velocity_limit",
-                     "prediction", "integrator", "solver"});
+    r.Keys(j, path, detail::kMpcControllerKeys);
     c.reference = {ReferenceRule::Kind::kClosestAhead, 0.1, 1};
     c.pose_rate = 50;  // seed 002 section 4.2
     ReadMpcOptions(r, j, path, &c.mpc);
   } else {
     r.Fail(path + "/type", "expected \"cascaded_pid\" or \"mpc\"", j.is_object() && j.contains("type") ? &j["type"] : nullptr);
   }
-  if (!j.contains("body")) r.Fail(path + "/body", "missing required key (the vehicle body)");
   c.body = r.String(j["body"], path + "/body");
   if (j.contains("gains")) {
     const json& g = j["gains"];
     const std::string p = path + "/gains";
-    r.Keys(g, p, {"position", "attitude", "velocity", "rate", "velocity_limit"});
+    r.Keys(g, p, detail::kPidGainsKeys);
     auto pid = [&](const char* key, double* kp, double* ki, double* kd) {
       if (!g.contains(key)) return;
       std::vector<double> v = r.Numbers(g[key], p + "/" + key, 3);
@@ -347,7 +333,6 @@ Scenario::Controller ReadController(const Reader& r, const json& j, const std::s
       }
     }
   }
-  if (!j.contains("path")) r.Fail(path + "/path", "missing required key ({\"zigzag\": {...}} or {\"points\": [...]})");
   c.path = ReadPath(r, j["path"], path + "/path");
   if (j.contains("orientation")) {
     std::vector<double> q = r.Numbers(j["orientation"], path + "/orientation", 4);
@@ -364,15 +349,9 @@ Scenario::Controller ReadController(const Reader& r, const json& j, const std::s
   if (j.contains("reference")) {
     const json& ref = j["reference"];
     const std::string rp = path + "/reference";
-    r.Keys(ref, rp, {"rule", "acceptance_radius", "lookahead"});
-    const std::string rule = ref.contains("rule") ? r.String(ref["rule"], rp + "/rule") : "";
-    if (rule == "acceptance_radius") {
-      c.reference.kind = ReferenceRule::Kind::kAcceptanceRadius;
-    } else if (rule == "closest_ahead") {
-      c.reference.kind = ReferenceRule::Kind::kClosestAhead;
-    } else {
-      r.Fail(rp + "/rule", "expected \"acceptance_radius\" or \"closest_ahead\"", ref.contains("rule") ? &ref["rule"] : nullptr);
-    }
+    r.Keys(ref, rp, detail::kReferenceKeys);
+    const std::string rule = r.Choice(ref["rule"], rp + "/rule", detail::kReferenceKeys.At("rule"));
+    c.reference.kind = rule == "closest_ahead" ? ReferenceRule::Kind::kClosestAhead : ReferenceRule::Kind::kAcceptanceRadius;
     if (ref.contains("acceptance_radius")) {
       c.reference.acceptance_radius = r.Positive(ref["acceptance_radius"], rp + "/acceptance_radius");
     }
@@ -410,11 +389,7 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
                               const std::string& base_dir) {
   Reader r(source);
   const json root = detail::ParseJson(text, source);
-  r.Keys(root, "", {"model", "duration", "dt", "integrator", "engine", "keyframe",
-                    "initial_state", "current", "controls", "wrenches", "controller",
-                    "stabilize", "constraints", "scene", "description",
-                    // nereid crosscheck's own keys (docs/crosscheck.md): such a file runs here too
-                    "peak", "reference", "record_every", "methods", "weld", "uk"});
+  r.Keys(root, "", detail::kScenarioKeys);
   Scenario s;
   s.source = source;
   // a cross-check scenario (nereid crosscheck's keys): its wrenches default to the body
@@ -422,7 +397,6 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
   bool crosscheck = false;
   for (const char* key : {"peak", "reference", "record_every", "methods", "weld", "uk"}) crosscheck |= root.contains(key);
   if (crosscheck) s.crosscheck = ReadCrosscheck(r, root);
-  if (!root.contains("model")) r.Fail("/model", "missing required key (path of an MJCF file)");
   const std::string model_text = r.String(root["model"], "/model");
   if (model_text.size() > 1024) {
     r.Fail("/model", "a path of " + std::to_string(model_text.size()) + " characters; at most 1024");
@@ -461,13 +435,13 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
 
   if (root.contains("initial_state")) {
     const json& init = root["initial_state"];
-    r.Keys(init, "/initial_state", {"bodies", "joints"});
+    r.Keys(init, "/initial_state", detail::kInitialStateKeys);
     if (init.contains("bodies")) {
       const json& bodies = init["bodies"];
       if (!bodies.is_object()) r.Fail("/initial_state/bodies", "expected an object keyed by body name", &bodies);
       for (auto it = bodies.begin(); it != bodies.end(); ++it) {
         const std::string p = "/initial_state/bodies/" + it.key();
-        r.Keys(*it, p, {"position", "quaternion", "velocity", "angular_velocity"});
+        r.Keys(*it, p, detail::kBodyStateKeys);
         BodyState b{it.key(), p, {}, {}, {}, {}};
         if (it->contains("position")) b.position = Position(r, (*it)["position"], p + "/position");
         if (it->contains("quaternion")) {
@@ -488,7 +462,7 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
       if (!joints.is_object()) r.Fail("/initial_state/joints", "expected an object keyed by joint name", &joints);
       for (auto it = joints.begin(); it != joints.end(); ++it) {
         const std::string p = "/initial_state/joints/" + it.key();
-        r.Keys(*it, p, {"q", "qd"});
+        r.Keys(*it, p, detail::kJointStateKeys);
         JointState js{it.key(), p, {}, {}};
         if (it->contains("q")) js.q = r.Number((*it)["q"], p + "/q");
         if (it->contains("qd")) js.qd = r.Number((*it)["qd"], p + "/qd");
@@ -502,10 +476,7 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
     if (!list.is_array()) r.Fail("/controls", "expected an array", &list);
     for (size_t i = 0; i < list.size(); ++i) {
       const std::string p = "/controls/" + std::to_string(i);
-      r.Keys(list[i], p, {"time", "actuator", "value"});
-      for (const char* k : {"actuator", "value"}) {
-        if (!list[i].contains(k)) r.Fail(p + "/" + k, "missing required key");
-      }
+      r.Keys(list[i], p, detail::kControlKeys);
       Control c;
       c.path = p;
       c.actuator = r.String(list[i]["actuator"], p + "/actuator");
@@ -531,16 +502,13 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
     if (!list.is_array()) r.Fail("/wrenches", "expected an array", &list);
     for (size_t i = 0; i < list.size(); ++i) {
       const std::string p = "/wrenches/" + std::to_string(i);
-      r.Keys(list[i], p, {"body", "start", "end", "force", "torque", "frame", "at"});
-      if (!list[i].contains("body")) r.Fail(p + "/body", "missing required key");
+      r.Keys(list[i], p, detail::kWrenchKeys);
       Wrench w;
       w.path = p;
       w.body_frame = crosscheck;
       w.at_com = crosscheck;
       if (list[i].contains("at")) {
-        const std::string at = r.String(list[i]["at"], p + "/at");
-        if (at != "origin" && at != "com") r.Fail(p + "/at", "expected \"origin\" or \"com\"", &list[i]["at"]);
-        w.at_com = at == "com";
+        w.at_com = r.Choice(list[i]["at"], p + "/at", detail::kWrenchKeys.At("at")) == "com";
       }
       w.body = r.String(list[i]["body"], p + "/body");
       if (list[i].contains("start")) w.start = r.Number(list[i]["start"], p + "/start");
@@ -549,11 +517,7 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
       if (list[i].contains("force")) w.force = r.Vector3(list[i]["force"], p + "/force");
       if (list[i].contains("torque")) w.torque = r.Vector3(list[i]["torque"], p + "/torque");
       if (list[i].contains("frame")) {
-        const std::string frame = r.String(list[i]["frame"], p + "/frame");
-        if (frame != "body" && frame != "world") {
-          r.Fail(p + "/frame", "expected \"body\" or \"world\"", &list[i]["frame"]);
-        }
-        w.body_frame = frame == "body";
+        w.body_frame = r.Choice(list[i]["frame"], p + "/frame", detail::kWrenchKeys.At("frame")) == "body";
       }
       s.wrenches.push_back(w);
     }

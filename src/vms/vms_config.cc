@@ -20,15 +20,15 @@ Signal ReadSignal(const VmsReader& r, const json& value, const std::string& path
     s.value = r.Number(value, path);
     return s;
   }
-  r.Keys(value, path, {"sine", "ramp", "linear"});
-  if (value.size() != 1) r.Fail(path, "give a number or exactly one of sine, ramp, linear", &value);
+  r.Keys(value, path, detail::kSignalKeys);
+  r.ExactlyOne(value, path, detail::kSignalKeys, "give a number or exactly one of");
   if (value.contains("sine")) {
     const json& j = value["sine"];
     const std::string p = path + "/sine";
-    r.Keys(j, p, {"amplitude", "period", "phase", "offset", "start", "end", "outside"});
+    r.Keys(j, p, detail::kSineKeys);
     s.kind = Signal::Kind::kSine;
-    s.amplitude = r.Number(r.Required(j, p, "amplitude"), p + "/amplitude");
-    s.period = r.Number(r.Required(j, p, "period"), p + "/period");
+    s.amplitude = r.Number(j["amplitude"], p + "/amplitude");
+    s.period = r.Number(j["period"], p + "/period");
     if (!(s.period > 0)) r.Fail(p + "/period", "must be > 0 (s)", &j["period"]);
     s.phase = r.Number(j, p, "phase", 0);
     s.offset = r.Number(j, p, "offset", 0);
@@ -39,20 +39,20 @@ Signal ReadSignal(const VmsReader& r, const json& value, const std::string& path
   } else if (value.contains("ramp")) {
     const json& j = value["ramp"];
     const std::string p = path + "/ramp";
-    r.Keys(j, p, {"start", "end", "from", "to"});
+    r.Keys(j, p, detail::kRampKeys);
     s.kind = Signal::Kind::kRamp;
-    s.start = r.Number(r.Required(j, p, "start"), p + "/start");
-    s.end = r.Number(r.Required(j, p, "end"), p + "/end");
+    s.start = r.Number(j["start"], p + "/start");
+    s.end = r.Number(j["end"], p + "/end");
     s.from = r.Number(j, p, "from", 0);
-    s.to = r.Number(r.Required(j, p, "to"), p + "/to");
+    s.to = r.Number(j["to"], p + "/to");
     if (!(s.end > s.start)) r.Fail(p + "/end", "must be later than start", &j["end"]);
   } else {
     const json& j = value["linear"];
     const std::string p = path + "/linear";
-    r.Keys(j, p, {"offset", "rate"});
+    r.Keys(j, p, detail::kLinearKeys);
     s.kind = Signal::Kind::kLinear;
     s.offset = r.Number(j, p, "offset", 0);
-    s.rate = r.Number(r.Required(j, p, "rate"), p + "/rate");
+    s.rate = r.Number(j["rate"], p + "/rate");
   }
   return s;
 }
@@ -60,11 +60,11 @@ Signal ReadSignal(const VmsReader& r, const json& value, const std::string& path
 
 
 VehiclePdSpec ReadVehicle(const VmsReader& r, const json& j, const std::string& path) {
-  r.Keys(j, path, {"body", "kp", "kd", "active", "origin", "reference"});
+  r.Keys(j, path, detail::kVehiclePdKeys);
   VehiclePdSpec v;
-  v.body = r.String(r.Required(j, path, "body"), path + "/body");
+  v.body = r.String(j["body"], path + "/body");
   for (const char* key : {"kp", "kd"}) {
-    const std::vector<double> g = r.Numbers(r.Required(j, path, key), path + "/" + key, 6);
+    const std::vector<double> g = r.Numbers(j[key], path + "/" + key, 6);
     for (size_t i = 0; i < 6; ++i) {
       if (g[i] < 0) r.Fail(path + "/" + key + "/" + std::to_string(i), "gains must be >= 0", &j[key][i]);
       (std::string(key) == "kp" ? v.kp : v.kd)[static_cast<Eigen::Index>(i)] = g[i];
@@ -85,33 +85,26 @@ VehiclePdSpec ReadVehicle(const VmsReader& r, const json& j, const std::string& 
   if (j.contains("reference")) {
     const json& ref = j["reference"];
     const std::string p = path + "/reference";
-    r.Keys(ref, p, {"x", "y", "z", "phi", "theta", "psi"});
-    const char* names[6] = {"x", "y", "z", "phi", "theta", "psi"};
-    for (size_t i = 0; i < 6; ++i) {
-      if (ref.contains(names[i])) v.reference[i] = ReadSignal(r, ref[names[i]], p + "/" + names[i]);
+    r.Keys(ref, p, detail::kVehicleReferenceKeys);
+    for (size_t i = 0; i < 6; ++i) {  // the table's order: x y z phi theta psi
+      const std::string name(detail::kVehicleReferenceKeys.keys[i].name);
+      if (ref.contains(name)) v.reference[i] = ReadSignal(r, ref[name], p + "/" + name);
     }
   }
   return v;
 }
 
 JointLoopSpec ReadJoint(const VmsReader& r, const json& j, const std::string& path) {
-  r.Keys(j, path, {"joint", "actuator", "mode", "gains", "angle_units", "reference"});
+  r.Keys(j, path, detail::kJointLoopKeys);
   JointLoopSpec js;
   js.path = path;
-  js.joint = r.String(r.Required(j, path, "joint"), path + "/joint");
-  js.actuator = r.String(r.Required(j, path, "actuator"), path + "/actuator");
-  if (j.contains("mode")) {
-    const std::string mode = r.String(j["mode"], path + "/mode");
-    if (mode == "pid") {
-      js.mode = JointLoopSpec::Mode::kPid;
-    } else if (mode == "computed_torque") {
-      js.mode = JointLoopSpec::Mode::kComputedTorque;
-    } else {
-      r.Fail(path + "/mode", "expected \"pid\" or \"computed_torque\"", &j["mode"]);
-    }
+  js.joint = r.String(j["joint"], path + "/joint");
+  js.actuator = r.String(j["actuator"], path + "/actuator");
+  if (j.contains("mode") && r.Choice(j["mode"], path + "/mode", detail::kJointLoopKeys.At("mode")) == "computed_torque") {
+    js.mode = JointLoopSpec::Mode::kComputedTorque;
   }
   const bool pid = js.mode == JointLoopSpec::Mode::kPid;
-  const json& g = r.Required(j, path, "gains");
+  const json& g = j["gains"];
   const std::vector<double> gains = r.Numbers(g, path + "/gains", pid ? 3 : 2);
   for (size_t i = 0; i < gains.size(); ++i) {
     if (gains[i] < 0) r.Fail(path + "/gains/" + std::to_string(i), "gains must be >= 0", &g[i]);
@@ -126,13 +119,10 @@ JointLoopSpec ReadJoint(const VmsReader& r, const json& j, const std::string& pa
   if (j.contains("angle_units")) {
     // gains given per degree of joint error (as a paper may print them): per radian they
     // are 180/pi times larger (P, I and D alike)
-    const std::string units = r.String(j["angle_units"], path + "/angle_units");
-    if (units == "deg") {
+    if (r.Choice(j["angle_units"], path + "/angle_units", detail::kJointLoopKeys.At("angle_units")) == "deg") {
       js.kp *= 180 / M_PI;
       js.ki *= 180 / M_PI;
       js.kd *= 180 / M_PI;
-    } else if (units != "rad") {
-      r.Fail(path + "/angle_units", "expected \"rad\" or \"deg\"", &j["angle_units"]);
     }
   }
   if (j.contains("reference")) js.reference = ReadSignal(r, j["reference"], path + "/reference");
@@ -140,13 +130,13 @@ JointLoopSpec ReadJoint(const VmsReader& r, const json& j, const std::string& pa
 }
 
 ArmIkSpec ReadIk(const VmsReader& r, const json& j, const std::string& path) {
-  r.Keys(j, path, {"joints", "link_lengths", "elbow", "target"});
+  r.Keys(j, path, detail::kIkKeys);
   ArmIkSpec ik;
   ik.path = path;
-  const json& joints = r.Required(j, path, "joints");
+  const json& joints = j["joints"];
   if (!joints.is_array() || joints.size() != 3) r.Fail(path + "/joints", "expected 3 joint names (q1, q2, q3)", &joints);
   for (size_t i = 0; i < 3; ++i) ik.joints[i] = r.String(joints[i], path + "/joints/" + std::to_string(i));
-  const std::vector<double> l = r.Numbers(r.Required(j, path, "link_lengths"), path + "/link_lengths", 2);
+  const std::vector<double> l = r.Numbers(j["link_lengths"], path + "/link_lengths", 2);
   if (!(l[0] > 0) || !(l[1] > 0)) r.Fail(path + "/link_lengths", "lengths must be > 0 (m)", &j["link_lengths"]);
   ik.l2 = l[0];
   ik.l3 = l[1];
@@ -157,11 +147,11 @@ ArmIkSpec ReadIk(const VmsReader& r, const json& j, const std::string& path) {
     }
     ik.elbow = e.get<int>();
   }
-  const json& target = r.Required(j, path, "target");
-  r.Keys(target, path + "/target", {"x", "y", "z"});
-  const char* names[3] = {"x", "y", "z"};
-  for (size_t i = 0; i < 3; ++i) {
-    ik.target[i] = ReadSignal(r, r.Required(target, path + "/target", names[i]), path + "/target/" + names[i]);
+  const json& target = j["target"];
+  r.Keys(target, path + "/target", detail::kIkTargetKeys);
+  for (size_t i = 0; i < 3; ++i) {  // the table's order: x y z
+    const std::string name(detail::kIkTargetKeys.keys[i].name);
+    ik.target[i] = ReadSignal(r, target[name], path + "/target/" + name);
   }
   return ik;
 }
@@ -183,7 +173,7 @@ VmsControllerSpec ReadVmsController(const json& block, const std::string& source
       r.Fail(at, std::to_string(list.size()) + " " + what + "; at most " + std::to_string(kMaxEntries));
     }
   };
-  r.Keys(block, path, {"type", "vehicle", "joints", "ik", "monitor", "description"});
+  r.Keys(block, path, detail::kVmsControllerKeys);
   VmsControllerSpec spec;
   spec.path = path;
   if (block.contains("vehicle")) spec.vehicle = ReadVehicle(r, block["vehicle"], path + "/vehicle");
