@@ -3,6 +3,8 @@
 // the same keys in the same order (tests/engine/json_keys_test.cc).
 #include "json_keys.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -44,6 +46,43 @@ JsonKey Key(std::string_view name, JsonType type, std::vector<const JsonObject*>
   JsonKey k = Key(name, type);
   k.objects = std::move(objects);
   return k;
+}
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];  // row[i - 1][j - 1]
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({above + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string_view NearestKey(const JsonObject& keys, std::string_view name) {
+  auto lower = [](std::string_view text) {
+    std::string out(text);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
+  const std::string typed = lower(name);
+  std::string_view best;
+  size_t best_distance = 0;
+  for (const JsonKey& k : keys.keys) {
+    const size_t limit = std::min<size_t>(k.name.size() - 1, k.name.size() <= 5 ? 1 : k.name.size() <= 9 ? 2 : 3);
+    // the lengths alone differ by more than the limit (a 1000-character key costs nothing)
+    if (typed.size() > k.name.size() + limit || typed.size() + limit < k.name.size()) continue;
+    const size_t d = EditDistance(typed, lower(k.name));
+    if (d <= limit && (best.empty() || d < best_distance)) {
+      best = k.name;
+      best_distance = d;
+    }
+  }
+  return best;
 }
 
 namespace {

@@ -98,6 +98,13 @@ std::vector<std::string> Quoted(const Table& names) {
   return out;
 }
 
+// Levenshtein distance: single-character insertions, deletions and substitutions.
+size_t EditDistance(std::string_view a, std::string_view b);
+// The key of `keys` nearest to a misspelt `name` (case ignored), or "" when none is near:
+// within 1 edit for names up to 5 characters, 2 up to 9, 3 beyond, and fewer edits than
+// the name has characters.
+std::string_view NearestKey(const JsonObject& keys, std::string_view name);
+
 // The docs' "Type" column: type_doc, else from the type ("number > 0", "\"a\" or \"b\"").
 std::string TypeText(const JsonKey& key);
 // The docs' "Required / default" column.

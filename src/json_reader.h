@@ -80,12 +80,16 @@ class JsonReader {
     throw ConfigError(message);
   }
 
-  // Checks `object` against its table: an object, every key in the table, every required
-  // key present (in table order).
+  // Checks `object` against its table: an object, every key in the table (an unknown one
+  // names the nearest valid key, or lists them all when none is near), every required key
+  // present (in table order).
   void Keys(const json& object, const std::string& path, const JsonObject& keys) const {
     if (!object.is_object()) Fail(path, "expected an object", &object);
     for (auto it = object.begin(); it != object.end(); ++it) {
-      if (!keys.Find(it.key())) Fail(path + "/" + it.key(), "unknown key; allowed: " + KeyList(keys));
+      if (keys.Find(it.key())) continue;
+      const std::string_view nearest = NearestKey(keys, it.key());
+      Fail(path + "/" + it.key(), nearest.empty() ? "unknown key; allowed: " + KeyList(keys)
+                                                  : "unknown key; did you mean '" + std::string(nearest) + "'?");
     }
     for (const JsonKey& k : keys.keys) {
       if (k.required && !object.contains(std::string(k.name))) {
