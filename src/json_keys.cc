@@ -134,13 +134,15 @@ std::string TypeText(const JsonKey& k) {
     case T::kRows: return "non-empty array of rows of " + n + " numbers";
     case T::kStrings:
       if (k.count > 0) return "array of " + n + " strings";
-      return k.max_items > 0 ? "array of 1 to " + std::to_string(k.max_items) + " strings" : "array of strings";
+      if (k.max_items == 0) return "array of strings";
+      return (k.min_items > 0 ? "array of " + std::to_string(k.min_items) + " to " : "array of at most ") +
+             std::to_string(k.max_items) + " strings";
     case T::kBools: return "array of " + n + " booleans";
     case T::kEnums: return "non-empty array of " + Choices(k.allowed);
     case T::kObject: return "object";
     case T::kObjects: return k.max_items > 0 ? "array (≤ " + std::to_string(k.max_items) + ")" : "array";
     case T::kObjectMap: return "object keyed by name";
-    case T::kSignal: return "number or object";
+    case T::kSignal: return "SIGNAL";
   }
   return "?";
 }
@@ -265,7 +267,7 @@ const JsonObject kStabilizeKeys{
             .Means("a body with a free joint and nereid.thruster actuators; one hold per body"),
         Key("depth", T::kNumber).Range(-kCoordinate, kCoordinate).Units("m (below z = 0)")
             .DefaultDoc("the body's depth at the start").Means("depth to hold"),
-        Key("thrusters", T::kStrings).MaxItems(kMaxEntries)
+        Key("thrusters", T::kStrings).MinItems(1).MaxItems(kMaxEntries)
             .DefaultDoc("those whose thrust axis is within 25° of the body's z axis")
             .Means("the vertical thrusters: actuator names on the body"),
         Key("gains", T::kObject, {&kStabilizeGainsKeys}).DefaultDoc("as below").Means("the loops' gains"),
@@ -530,7 +532,7 @@ const JsonObject kSignalKeys{
 namespace {
 
 JsonKey SignalKey(std::string_view name, std::string_view units, std::string_view meaning) {
-  return Key(name, T::kSignal, {&kSignalKeys}).Units(units).Default("0").Means(meaning);
+  return Key(name, T::kSignal, {&kSignalKeys}).Units(units).Means(meaning);
 }
 
 }  // namespace
@@ -538,12 +540,12 @@ JsonKey SignalKey(std::string_view name, std::string_view units, std::string_vie
 const JsonObject kVehicleReferenceKeys{
     "vms.vehicle.reference",
     {
-        SignalKey("x", "m", "north of origin"),
-        SignalKey("y", "m", "east of origin"),
-        SignalKey("z", "m", "down from origin"),
-        SignalKey("phi", "rad", "roll of the FRD body (ZYX Euler)"),
-        SignalKey("theta", "rad", "pitch"),
-        SignalKey("psi", "rad", "yaw"),
+        SignalKey("x", "m", "north of origin").Default("0"),
+        SignalKey("y", "m", "east of origin").Default("0"),
+        SignalKey("z", "m", "down from origin").Default("0"),
+        SignalKey("phi", "rad", "roll of the FRD body (ZYX Euler)").Default("0"),
+        SignalKey("theta", "rad", "pitch").Default("0"),
+        SignalKey("psi", "rad", "yaw").Default("0"),
     },
     false,
     "the vehicle's reference pose, NED relative to origin, ZYX Euler angles of the FRD body"};

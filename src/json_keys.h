@@ -29,14 +29,14 @@ enum class JsonType {
   kEnum,       // one of JsonKey::allowed
   kNumbers,    // an array of `count` numbers
   kRows,       // a non-empty array of rows of `count` numbers
-  kStrings,    // an array of strings: `count` of them, or 1..max_items when count is 0
+  kStrings,    // an array of strings: `count` of them, or min_items..max_items
   kBools,      // an array of `count` true/false
   kEnums,      // a non-empty array of distinct JsonKey::allowed values
   kObject,     // an object of objects[0]'s keys, or of one of several objects' keys
                // (told apart by their "type" key)
   kObjects,    // an array of objects of objects[0]'s keys (at most max_items)
   kObjectMap,  // an object keyed by names (bodies, joints), each value of objects[0]'s keys
-  kSignal,     // a number or an object of objects[0]'s keys
+  kSignal,     // a number or an object of objects[0]'s keys ("SIGNAL" in docs/vms.md)
 };
 
 struct JsonKey {
@@ -54,6 +54,7 @@ struct JsonKey {
   double max = std::numeric_limits<double>::infinity();
   bool above = false;                // min is exclusive (> min)
   int count = 0;                     // kNumbers, kRows, kStrings, kBools: the length
+  int min_items = 0;                 // kStrings: the shortest array (when count is 0)
   int max_items = 0;                 // kObjects, kStrings: the longest array (0: unbounded)
   std::vector<const JsonObject*> objects;
   std::string_view meaning;          // one line, the schema's description
@@ -69,6 +70,7 @@ struct JsonKey {
   JsonKey AtLeast(double lo) && { min = lo; return std::move(*this); }
   JsonKey AtMost(double hi) && { max = hi; return std::move(*this); }
   JsonKey Count(int n) && { count = n; return std::move(*this); }
+  JsonKey MinItems(int n) && { min_items = n; return std::move(*this); }
   JsonKey MaxItems(int n) && { max_items = n; return std::move(*this); }
   JsonKey Means(std::string_view text) && { meaning = text; return std::move(*this); }
 };
