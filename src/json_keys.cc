@@ -15,6 +15,8 @@
 #include "nereid/simulation.h"
 #include "nereid/uk.h"
 
+#include <nlohmann/json.hpp>
+
 namespace nereid::detail {
 
 const JsonKey* JsonObject::Find(std::string_view name) const {
@@ -659,6 +661,8 @@ const JsonObject kScenarioKeys{
             .Default("[\"uk\", \"weld\", \"merged\"]").Means("nereid crosscheck: the methods to run"),
         Key("weld", T::kObject, {&kWeldKeys}).Means("nereid crosscheck: the welds' solver settings"),
         Key("uk", T::kObject, {&kUkKeys}).Means("nereid crosscheck: Udwadia-Kalaba's settings"),
+        Key("$schema", T::kString).DefaultDoc("ignored")
+            .Means("the JSON Schema the file follows, for editors (docs/scenario.schema.json)"),
     },
     false,
     "a Nereid scenario: a model and how to run it (docs/scenarios.md)"};
@@ -674,3 +678,129 @@ const std::vector<const JsonObject*>& AllJsonObjects() {
 }
 
 }  // namespace nereid::detail
+
+namespace nereid {
+namespace {
+
+using detail::JsonKey;
+using detail::JsonObject;
+using detail::JsonType;
+using Schema = nlohmann::ordered_json;
+
+std::string Reference(const JsonObject& object) { return "#/definitions/" + std::string(object.id); }
+
+void AddRange(const JsonKey& k, Schema* s) {
+  auto bound = [&](double x) { return k.type == JsonType::kInteger ? Schema(static_cast<long long>(x)) : Schema(x); };
+  if (std::isfinite(k.min)) (*s)[k.above ? "exclusiveMinimum" : "minimum"] = bound(k.min);
+  if (std::isfinite(k.max)) (*s)["maximum"] = bound(k.max);
+}
+
+Schema Numbers(const JsonKey& k, int count) {
+  Schema item = {{"type", "number"}};
+  AddRange(k, &item);
+  Schema s = {{"type", "array"}, {"items", item}};
+  if (count > 0) {
+    s["minItems"] = count;
+    s["maxItems"] = count;
+  }
+  return s;
+}
+
+Schema KeySchema(const JsonKey& k) {
+  Schema s = Schema::object();
+  if (!k.meaning.empty()) {
+    s["description"] = std::string(k.meaning) + (k.units == "—" ? "" : " (" + std::string(k.units) + ")");
+  }
+  switch (k.type) {
+    case JsonType::kAny: break;
+    case JsonType::kNumber:
+    case JsonType::kInteger:
+      s["type"] = k.type == JsonType::kNumber ? "number" : "integer";
+      AddRange(k, &s);
+      break;
+    case JsonType::kBool: s["type"] = "boolean"; break;
+    case JsonType::kString: s["type"] = "string"; break;
+    case JsonType::kEnum:
+    case JsonType::kEnums: {
+      Schema values = Schema::array();
+      for (const std::string& a : k.allowed) values.push_back(Schema::parse(a));
+      if (k.type == JsonType::kEnum) {
+        s["enum"] = values;
+      } else {
+        s.update(Schema{{"type", "array"}, {"items", {{"enum", values}}}, {"minItems", 1}, {"uniqueItems", true}});
+      }
+      break;
+    }
+    case JsonType::kNumbers: s.update(Numbers(k, k.count)); break;
+    case JsonType::kRows: s.update(Schema{{"type", "array"}, {"items", Numbers(k, k.count)}, {"minItems", 1}}); break;
+    case JsonType::kStrings:
+    case JsonType::kBools:
+      s.update(Schema{{"type", "array"}, {"items", {{"type", k.type == JsonType::kStrings ? "string" : "boolean"}}}});
+      if (k.count > 0) {
+        s["minItems"] = k.count;
+        s["maxItems"] = k.count;
+      } else {
+        if (k.min_items > 0) s["minItems"] = k.min_items;
+        if (k.max_items > 0) s["maxItems"] = k.max_items;
+      }
+      break;
+    case JsonType::kObject:
+      if (k.objects.size() == 1) {
+        s["$ref"] = Reference(*k.objects[0]);
+      } else {
+        Schema one = Schema::array();  // told apart by their "type"
+        for (const JsonObject* o : k.objects) one.push_back({{"$ref", Reference(*o)}});
+        s["oneOf"] = one;
+      }
+      break;
+    case JsonType::kObjects:
+      s.update(Schema{{"type", "array"}, {"items", {{"$ref", Reference(*k.objects[0])}}}});
+      if (k.max_items > 0) s["maxItems"] = k.max_items;
+      break;
+    case JsonType::kObjectMap:
+      s.update(Schema{{"type", "object"}, {"additionalProperties", {{"$ref", Reference(*k.objects[0])}}}});
+      break;
+    case JsonType::kSignal:
+      s["anyOf"] = Schema::array({{{"type", "number"}}, {{"$ref", Reference(*k.objects[0])}}});
+      break;
+  }
+  if (!k.fallback.empty()) s["default"] = Schema::parse(k.fallback);
+  return s;
+}
+
+// an object's schema: its keys, no others, the required ones (or exactly one of them)
+Schema ObjectSchema(const JsonObject& object) {
+  Schema s = {{"type", "object"}};
+  if (!object.meaning.empty()) s["description"] = std::string(object.meaning);
+  Schema properties = Schema::object(), required = Schema::array();
+  for (const JsonKey& k : object.keys) {
+    properties[std::string(k.name)] = KeySchema(k);
+    if (k.required) required.push_back(std::string(k.name));
+  }
+  s["properties"] = properties;
+  s["additionalProperties"] = false;
+  if (!required.empty()) s["required"] = required;
+  if (object.exactly_one) {
+    s["minProperties"] = 1;
+    s["maxProperties"] = 1;
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string ScenarioJsonSchema() {
+  Schema schema = {{"$schema", "http://json-schema.org/draft-07/schema#"},
+                   {"title", "Nereid scenario"},
+                   {"$comment", "Generated from src/json_keys.cc by nereid::ScenarioJsonSchema(); do not edit "
+                                "(docs/scenarios.md)"}};
+  schema.update(ObjectSchema(detail::kScenarioKeys));
+  Schema definitions = Schema::object();
+  for (const JsonObject* o : detail::AllJsonObjects()) {
+    if (o != &detail::kScenarioKeys) definitions[std::string(o->id)] = ObjectSchema(*o);
+  }
+  schema["definitions"] = definitions;
+  return schema.dump(2) + "\n";
+}
+
+}  // namespace nereid

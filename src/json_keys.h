@@ -3,9 +3,14 @@
 // docs/mpc.md, the VMS controller's in docs/vms.md), each object's keys declared once in
 // one table, as the plugins declare theirs (plugins/common/config_key.h). A table gives
 // the reader (json_reader.h) the keys an object accepts, the ones it requires and the
-// values a closed set allows, and gives the docs each key's type, default and units. The
-// readers in scenario.cc and vms/vms_config.cc check each value (ranges, sizes, rules
-// between keys) with their own messages. Internal to the engine library.
+// values a closed set allows (an unknown key's message names the nearest one), gives the
+// docs each key's type, default and units (tests/engine/json_keys_test.cc checks the key
+// tables of docs/scenarios.md, docs/mpc.md and docs/vms.md against these), and gives
+// users' editors a JSON Schema (nereid::ScenarioJsonSchema, docs/scenario.schema.json).
+// The readers in scenario.cc and vms/vms_config.cc check each value (ranges, sizes, rules
+// between keys) with their own messages; ranges here are what the docs and the schema
+// say. A new object or key (sensors, waves, terrain) gets its table entry first. Internal
+// to the engine library.
 #ifndef NEREID_SRC_JSON_KEYS_H_
 #define NEREID_SRC_JSON_KEYS_H_
 

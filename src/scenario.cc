@@ -390,6 +390,7 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
   Reader r(source);
   const json root = detail::ParseJson(text, source);
   r.Keys(root, "", detail::kScenarioKeys);
+  if (root.contains("$schema")) r.String(root["$schema"], "/$schema");  // for editors; nothing else
   Scenario s;
   s.source = source;
   // a cross-check scenario (nereid crosscheck's keys): its wrenches default to the body

@@ -136,6 +136,11 @@ struct Scenario {
   std::vector<int> control_ids_, wrench_ids_;  // resolved by Apply
 };
 
+// A JSON Schema (draft-07) of scenario files, generated from the parser's key tables, for
+// users' editors to validate and complete scenarios with. docs/scenario.schema.json holds
+// it (the test json_keys checks the committed file is this text).
+std::string ScenarioJsonSchema();
+
 }  // namespace nereid
 
 #endif  // NEREID_SCENARIO_H_

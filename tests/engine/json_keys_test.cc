@@ -202,6 +202,25 @@ TEST_SUITE("json_keys") {
     }
   }
 
+  TEST_CASE("docs/scenario.schema.json is the schema the tables give") {
+    const std::string schema = ScenarioJsonSchema();
+    std::ifstream in(std::string(NEREID_SOURCE_DIR) + "/docs/scenario.schema.json");
+    std::stringstream committed;
+    committed << in.rdbuf();
+    if (committed.str() != schema) {
+      std::ofstream("scenario.schema.json") << schema;
+      FAIL_CHECK("docs/scenario.schema.json is not the generated schema; the generated one is in the test's "
+                 "working folder (build/tests/scenario.schema.json): copy it to docs/");
+    }
+    const json parsed = json::parse(schema);
+    CHECK(parsed["properties"].size() == kScenarioKeys.keys.size());
+    CHECK(parsed["definitions"].size() == AllJsonObjects().size() - 1);
+    CHECK(parsed["required"] == json{"model"});
+    // a scenario may name its schema; the parser ignores the key (a string)
+    CHECK(ParseError(R"({"$schema": "../docs/scenario.schema.json", "model": "m.xml"})").empty());
+    CHECK(ParseError(R"({"$schema": 1, "model": "m.xml"})") == "case.json: /$schema: expected a string (got 1)");
+  }
+
   TEST_CASE("the tables' defaults are the parsed scenario's") {
     const std::string points = R"("path": {"points": [[0, 0, 0]]})";
     auto controller = [&](const std::string& type, const std::string& more = "") {
