@@ -654,13 +654,15 @@ const JsonObject kScenarioKeys{
             .DefaultDoc("`--constraints`, else this, else `\"mujoco\"`").Means("who enforces the model's uk: welds"),
         Key("scene", T::kObject, {&kSceneKeys}).Means("scenery drawn by nereid-view, never simulated"),
         Key("description", T::kAny).DefaultDoc("ignored").Means("free text for people"),
-        Key("peak", T::kObject, {&kPeakKeys}).Means("nereid crosscheck: the angle whose first peak is reported"),
-        Key("reference", T::kAny).Means("nereid crosscheck: copied into its report"),
-        Key("record_every", T::kInteger).Range(1, 1e9).Default("10").Means("nereid crosscheck: record every N steps"),
+        Key("peak", T::kObject, {&kPeakKeys}).Crosscheck()
+            .Means("nereid crosscheck: the angle whose first peak is reported"),
+        Key("reference", T::kAny).Means("nereid crosscheck: copied into its report").Crosscheck(),
+        Key("record_every", T::kInteger).Range(1, 1e9).Default("10").Crosscheck()
+            .Means("nereid crosscheck: record every N steps"),
         Enum("methods", Quoted(Scenario::Crosscheck::kMethodNames), T::kEnums)
-            .Default("[\"uk\", \"weld\", \"merged\"]").Means("nereid crosscheck: the methods to run"),
-        Key("weld", T::kObject, {&kWeldKeys}).Means("nereid crosscheck: the welds' solver settings"),
-        Key("uk", T::kObject, {&kUkKeys}).Means("nereid crosscheck: Udwadia-Kalaba's settings"),
+            .Default("[\"uk\", \"weld\", \"merged\"]").Means("nereid crosscheck: the methods to run").Crosscheck(),
+        Key("weld", T::kObject, {&kWeldKeys}).Means("nereid crosscheck: the welds' solver settings").Crosscheck(),
+        Key("uk", T::kObject, {&kUkKeys}).Means("nereid crosscheck: Udwadia-Kalaba's settings").Crosscheck(),
         Key("$schema", T::kString).DefaultDoc("ignored")
             .Means("the JSON Schema the file follows, for editors (docs/scenario.schema.json)"),
     },

@@ -63,6 +63,7 @@ struct JsonKey {
   int max_items = 0;                 // kObjects, kStrings: the longest array (0: unbounded)
   std::vector<const JsonObject*> objects;
   std::string_view meaning;          // one line, the schema's description
+  bool crosscheck = false;           // a key of nereid crosscheck's (marks a cross-check scenario)
 
   // builders, so that a table reads as one line per key
   JsonKey Units(std::string_view u) && { units = u; return std::move(*this); }
@@ -78,6 +79,7 @@ struct JsonKey {
   JsonKey MinItems(int n) && { min_items = n; return std::move(*this); }
   JsonKey MaxItems(int n) && { max_items = n; return std::move(*this); }
   JsonKey Means(std::string_view text) && { meaning = text; return std::move(*this); }
+  JsonKey Crosscheck() && { crosscheck = true; return std::move(*this); }
 };
 
 // One JSON object's keys, in the order the docs list them.

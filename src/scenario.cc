@@ -396,7 +396,9 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
   // a cross-check scenario (nereid crosscheck's keys): its wrenches default to the body
   // frame and the centre of mass
   bool crosscheck = false;
-  for (const char* key : {"peak", "reference", "record_every", "methods", "weld", "uk"}) crosscheck |= root.contains(key);
+  for (const detail::JsonKey& k : detail::kScenarioKeys.keys) {
+    crosscheck |= k.crosscheck && root.contains(std::string(k.name));
+  }
   if (crosscheck) s.crosscheck = ReadCrosscheck(r, root);
   const std::string model_text = r.String(root["model"], "/model");
   if (model_text.size() > 1024) {
