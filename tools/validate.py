@@ -1077,4 +1077,9 @@ difference.
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        sys.exit(main())
+    except OSError as e:  # an unwritable --out or --work, a full disk: one line, no traceback
+        where = e.filename if e.filename is not None else "a write under --out or --work"
+        print(f"validate: {where}: {e.strerror or e}", file=sys.stderr)
+        sys.exit(1)
