@@ -14,6 +14,7 @@ added mass in the mass matrix, RK4 with added mass in every stage, UK connection
 """
 import contextlib
 import os
+import threading
 from collections import OrderedDict
 
 import mujoco
@@ -26,6 +27,7 @@ from ._nereid import Stepper
 # (release() drops one at once).
 MAX_CACHED_STEPPERS = 64
 _steppers = OrderedDict()
+_steppers_lock = threading.Lock()  # Python threads share the cache
 
 
 @contextlib.contextmanager
@@ -74,25 +76,29 @@ def stepper(model, data, **options):
     """The Stepper the module-level functions use for (model, data); made on first use with
     `options` (engine, constraints, integrator, timestep: see nereid.Stepper)."""
     key = (model._address, data._address)
-    found = _steppers.get(key)
-    if found is not None and not options:
-        _steppers.move_to_end(key)
-        return found
+    with _steppers_lock:
+        found = _steppers.get(key)
+        if found is not None and not options:
+            _steppers.move_to_end(key)
+            return found
     return _remember(Stepper(model, data, **options))
 
 
 def _remember(s):
     key = (s.model._address, s.data._address)
-    _steppers[key] = s
-    _steppers.move_to_end(key)
-    while len(_steppers) > MAX_CACHED_STEPPERS:
-        _steppers.popitem(last=False)
+    with _steppers_lock:
+        _steppers[key] = s
+        _steppers.move_to_end(key)
+        while len(_steppers) > MAX_CACHED_STEPPERS:
+            _steppers.popitem(last=False)
     return s
 
 
 def release(model, data):
-    """Forgets the Stepper of (model, data), so that they are no longer kept alive here."""
-    _steppers.pop((model._address, data._address), None)
+    """Forgets the Stepper of (model, data), so that they are no longer kept alive here
+    (from any thread; releasing twice does nothing)."""
+    with _steppers_lock:
+        _steppers.pop((model._address, data._address), None)
 
 
 def step(model, data, nstep=1):

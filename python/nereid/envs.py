@@ -6,6 +6,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from . import _nereid
+from ._closing import take
 
 
 def _spaces(batch: "_nereid.BatchEnv"):
@@ -96,11 +97,11 @@ class NereidEnv(gym.Env):
         return None
 
     def close(self):
-        """Frees the C++ environment; reset and step then raise RuntimeError."""
-        if self._scene is not None:
-            self._scene.close()
-            self._scene = None
-        self._batch = None
+        """Frees the C++ environment; reset and step then raise RuntimeError. Safe from several
+        threads at once; a second close does nothing."""
+        scene, _ = take(self, "_scene", "_batch")
+        if scene is not None:
+            scene.close()
         super().close()
 
 
@@ -149,8 +150,9 @@ class NereidVectorEnv(VectorEnv):
         return self._batch.observations, self._batch.rewards, terminated, truncated, info
 
     def close_extras(self, **kwargs):
-        """Frees the C++ batch; reset and step then raise RuntimeError."""
-        self._batch = None
+        """Frees the C++ batch; reset and step then raise RuntimeError (safe from several
+        threads at once; a second close does nothing)."""
+        take(self, "_batch")
 
     def scripted_actions(self) -> np.ndarray:
         return self._batch.scripted_actions()

@@ -7,6 +7,8 @@ import numpy as np
 
 import mujoco
 
+from ._closing import take
+
 
 class SceneRenderer:
     """Draws the model of a task (or any Nereid model) at a given qpos.
@@ -61,9 +63,10 @@ class SceneRenderer:
         self._viewer.sync()
 
     def close(self):
-        if self._renderer is not None:
-            self._renderer.close()
-            self._renderer = None
-        if self._viewer is not None:
-            self._viewer.close()
-            self._viewer = None
+        """Frees the renderer and closes the viewer; safe from several threads at once, and a
+        second close does nothing."""
+        renderer, viewer = take(self, "_renderer", "_viewer")
+        if renderer is not None:
+            renderer.close()
+        if viewer is not None:
+            viewer.close()

@@ -10,6 +10,7 @@ Nereid: it is the pattern for writing your own task.
 """
 import os
 import tempfile
+import threading
 
 import gymnasium as gym
 import mujoco
@@ -55,6 +56,7 @@ class HeavyDepthHoldEnv(gym.Env):
         self.frame_skip, self.max_steps = int(frame_skip), int(max_steps)
         self.render_mode = render_mode
         self._renderer = None
+        self._close_lock = threading.Lock()
         n_obs = self.model.nsensordata + 1
         self.observation_space = gym.spaces.Box(-np.inf, np.inf, (n_obs,), np.float64)
         self.action_space = gym.spaces.Box(-1.0, 1.0, (self.model.nu,), np.float32)
@@ -95,8 +97,13 @@ class HeavyDepthHoldEnv(gym.Env):
         return self._renderer.render()
 
     def close(self):
-        if self._renderer is not None:
-            self._renderer.close()
-            self._renderer = None
+        # safe from several threads at once (one of them frees each resource); a second
+        # close does nothing
+        with self._close_lock:
+            renderer, self._renderer = self._renderer, None
+            folder, self._dir = self._dir, None
+        if renderer is not None:
+            renderer.close()
         nereid.release(self.model, self.data)
-        self._dir.cleanup()
+        if folder is not None:
+            folder.cleanup()
