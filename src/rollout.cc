@@ -2,6 +2,7 @@
 #include "nereid/rollout.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <thread>
@@ -50,6 +51,15 @@ void Rollout(mjModel* m, long nroll, long nstep, const mjtNum* initial_state, co
   }
   const RolloutSizes n = RolloutSizesOf(m);
   if (n.nu > 0 && !control && nstep > 0) throw ConfigError("rollout: the model has actuators: controls are required");
+  if (control && n.nu > 0) {  // before any thread starts: MuJoCo would zero such controls silently
+    const long total = nroll * nstep * n.nu;
+    for (long i = 0; i < total; ++i) {
+      if (std::abs(control[i]) <= mjMAXVAL) continue;  // false for NaN
+      const long r = i / (nstep * n.nu), k = i / n.nu % nstep;
+      CheckControls(m, control + (i - i % n.nu),
+                    "rollout: control[" + std::to_string(r) + ", " + std::to_string(k) + "]");
+    }
+  }
   if (nroll == 0 || nstep == 0) return;
   const int threads = static_cast<int>(std::min<long>(nthread, nroll));
 

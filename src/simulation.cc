@@ -367,6 +367,18 @@ std::vector<ConnectionReport> Simulation::ConnectionReports() const {
   return uk_->Reports(m_, d_);
 }
 
+void CheckControls(const mjModel* m, const mjtNum* ctrl, const std::string& what) {
+  for (int i = 0; i < m->nu; ++i) {
+    if (std::abs(ctrl[i]) <= mjMAXVAL) continue;  // false for NaN
+    const char* name = mj_id2name(m, mjOBJ_ACTUATOR, i);
+    char value[32];
+    std::snprintf(value, sizeof(value), "%g", ctrl[i]);
+    throw ConfigError(what + ": actuator " + (name ? "'" + Excerpt(name) + "' " : std::string()) + "(index " +
+                      std::to_string(i) + ") is " + value + "; controls must be finite and within +-" +
+                      "1e10 (MuJoCo would zero every control with only a warning)");
+  }
+}
+
 double Simulation::KineticEnergy() const {
   std::vector<mjtNum> Mv(static_cast<size_t>(m_->nv));
   mj_mulM(m_, d_, Mv.data(), d_->qvel);

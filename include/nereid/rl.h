@@ -33,6 +33,9 @@ class Task {
   virtual void Reset(Simulation& sim, std::mt19937_64& rng) = 0;
   // Applies an action (each component in [-1, 1]; clipped) as actuator commands.
   virtual void ApplyAction(Simulation& sim, const float* action) = 0;
+  // The actuator that action component j commands (-1 if none), named in the error for a
+  // NaN or infinite action.
+  virtual int action_actuator(int /*j*/) const { return -1; }
   virtual void Observe(const Simulation& sim, float* observation) const = 0;
   // Reward for the step that just ended under `action` (a task may act on the simulation
   // here, e.g. connect a docking port).

@@ -37,7 +37,8 @@ RolloutSizes RolloutSizesOf(const mjModel* m);
 // on `nthread` threads, each with its own mjData (made for Nereid's engine) attached to
 // `m` with `options` (engine and constraints; options.integrator and options.timestep
 // must be unset: they would write into the shared model). The model is only read while
-// the threads run. Throws ConfigError for bad sizes, and the first failing rollout's
+// the threads run. Throws ConfigError for bad sizes or a control that is not finite
+// (CheckControls: before any rollout runs), and the first failing rollout's
 // error (DivergenceError, MuJoCoError), naming the rollout, after all threads stopped.
 void Rollout(mjModel* m, long nroll, long nstep, const mjtNum* initial_state, const mjtNum* control,
              mjtNum* state, mjtNum* sensordata, int nthread, const SimulationOptions& options = {});

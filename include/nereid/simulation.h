@@ -67,6 +67,11 @@ struct AddedMassBody {
   std::vector<Entry> entries;
 };
 
+// Throws ConfigError if one of the model's nu controls in `ctrl` is NaN, infinite or beyond
+// mjMAXVAL (1e10) in magnitude -- MuJoCo would zero every control with only a warning --
+// naming `what` (e.g. "ctrl"), the actuator (name and index) and the value.
+void CheckControls(const mjModel* m, const mjtNum* ctrl, const std::string& what);
+
 class Simulation final {
  public:
   // Loads an MJCF file or string (Nereid's plugins are registered first). Throws

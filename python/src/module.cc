@@ -8,6 +8,7 @@
 //     step behind nereid.load (docs/python.md).
 // Calls that step release the GIL; calls on one BatchEnv or Stepper from several Python
 // threads run one at a time (a view read meanwhile shows whichever step finished last).
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -87,11 +88,13 @@ class Stepper {
   }
   void Step(long n) {
     if (n < 0) throw py::value_error("nstep must be >= 0, got " + std::to_string(n));
+    nereid::CheckControls(sim_->model(), sim_->data()->ctrl, "data.ctrl");
     py::gil_scoped_release release;
     const std::lock_guard<std::mutex> lock(mutex_);
     for (long k = 0; k < n; ++k) sim_->Step();
   }
   void Forward() {
+    nereid::CheckControls(sim_->model(), sim_->data()->ctrl, "data.ctrl");
     py::gil_scoped_release release;
     const std::lock_guard<std::mutex> lock(mutex_);
     sim_->Forward();
@@ -252,6 +255,13 @@ nereid.make_data (or nereid.load). It keeps both alive.)")
            "Resets to the model's defaults, or to keyframe `key` (>= 0), then a forward pass.")
       .def("_apply_scenario", &Stepper::ApplyScenario, py::arg("path"))
       .def("set_current", [](Stepper& s, double vx, double vy, double vz) {
+             const double v[3] = {vx, vy, vz};
+             for (int i = 0; i < 3; ++i) {
+               if (!std::isfinite(v[i])) {
+                 throw py::value_error(std::string("set_current: ") + "xyz"[i] + " velocity v" + "xyz"[i] +
+                                       " is " + std::to_string(v[i]) + "; expected a finite number (m/s)");
+               }
+             }
              const auto lock = s.Lock();
              s.sim().SetCurrent(nereid::Vec3(vx, vy, vz));
            },
@@ -313,6 +323,13 @@ nereid.make_data (or nereid.load). It keeps both alive.)")
              const int b = mj_name2id(mm, mjOBJ_BODY, body.c_str());
              if (b < 0) throw py::value_error("drive: no body named '" + body + "'");
              if (wrench.size() != 6) throw py::value_error("drive: expected 6 values [fx fy fz tx ty tz] (body frame)");
+             for (size_t i = 0; i < 6; ++i) {
+               if (!std::isfinite(wrench[i])) {
+                 static constexpr const char* kNames[6] = {"fx", "fy", "fz", "tx", "ty", "tz"};
+                 throw py::value_error("drive: wrench " + std::string(kNames[i]) + " (index " + std::to_string(i) +
+                                       ") is " + std::to_string(wrench[i]) + "; expected a finite number");
+               }
+             }
              const nereid::ThrusterSet set = nereid::FindThrusters(mm, b);
              if (set.actuators.empty()) throw py::value_error("drive: body '" + body + "' has no nereid.thruster actuators");
              const auto lock = s.Lock();

@@ -25,12 +25,20 @@ uint64_t Mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-// Throws for a NaN or infinite action (rows x size floats).
-void CheckActions(const float* actions, int rows, int size) {
+// Throws for a NaN or infinite action (rows x size floats), naming the environment, the
+// component and the actuator `task` commands with it.
+void CheckActions(const float* actions, int rows, int size, const Task& task, const mjModel* m) {
   for (int i = 0; i < rows * size; ++i) {
     if (!std::isfinite(actions[i])) {
+      const int actuator = task.action_actuator(i % size);
+      std::string which;
+      if (actuator >= 0 && actuator < m->nu) {
+        const char* name = mj_id2name(m, mjOBJ_ACTUATOR, actuator);
+        which = std::string(" (actuator ") + (name ? "'" + Excerpt(name) + "', " : "") + "index " +
+                std::to_string(actuator) + ")";
+      }
       throw ConfigError("actions: environment " + std::to_string(i / size) + ", component " +
-                        std::to_string(i % size) + " is " + std::to_string(actions[i]) +
+                        std::to_string(i % size) + which + " is " + std::to_string(actions[i]) +
                         "; actions must be finite (values outside [-1, 1] are clipped)");
     }
   }
@@ -87,7 +95,7 @@ void Env::Reset(float* observation, const uint64_t* seed) {
 }
 
 StepOutcome Env::Step(const float* action, float* observation) {
-  CheckActions(action, 1, action_size());
+  CheckActions(action, 1, action_size(), *task_, sim_->model());
   return StepChecked(action, observation);
 }
 
@@ -275,7 +283,8 @@ void BatchEnv::Reset(uint64_t seed) {
 }
 
 void BatchEnv::Step(const float* actions) {
-  CheckActions(actions, num_envs(), act_size_);  // here, so that no worker throws
+  CheckActions(actions, num_envs(), act_size_, envs_.front()->task(),  // here, so that no worker throws
+               envs_.front()->simulation().model());
   ParallelFor([&](int i) {
     const auto k = static_cast<size_t>(i);
     float* obs = observations_.data() + k * static_cast<size_t>(obs_size_);

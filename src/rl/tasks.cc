@@ -30,6 +30,7 @@ class ThrusterVehicle {
 
   int body() const { return body_; }
   int action_size() const { return static_cast<int>(thrusters_.actuators.size()); }
+  int actuator(int j) const { return thrusters_.actuators[static_cast<size_t>(j)]; }
 
   void Apply(Simulation& sim, const float* action) const {
     for (int j = 0; j < action_size(); ++j) {
@@ -107,6 +108,7 @@ class StationKeeping final : public Task {
     sim.Forward();
   }
   void ApplyAction(Simulation& sim, const float* action) override { vehicle_.Apply(sim, action); }
+  int action_actuator(int j) const override { return vehicle_.actuator(j); }
   void Observe(const Simulation& sim, float* obs) const override { vehicle_.State(sim, kTarget, obs); }
   float Reward(Simulation& sim, const float* action) override {
     float s[12];
@@ -152,6 +154,7 @@ class QuayWall final : public Task {
     Advance(sim);
   }
   void ApplyAction(Simulation& sim, const float* action) override { vehicle_.Apply(sim, action); }
+  int action_actuator(int j) const override { return vehicle_.actuator(j); }
   void Observe(const Simulation& sim, float* obs) const override {
     vehicle_.State(sim, path_.points[target_], obs);
     const size_t next = std::min(target_ + 1, path_.points.size() - 1);
@@ -219,6 +222,7 @@ class Docking final : public Task {
     sim.Forward();
   }
   void ApplyAction(Simulation& sim, const float* action) override { chaser_.Apply(sim, action); }
+  int action_actuator(int j) const override { return chaser_.actuator(j); }
   void Observe(const Simulation& sim, float* obs) const override {
     Vec3 p_ref;
     Eigen::Quaterniond q_ref;

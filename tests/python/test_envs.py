@@ -107,7 +107,7 @@ def test_bad_actions_and_closed_envs_raise():
     for bad in (np.nan, np.inf, -np.inf):
         a = np.zeros(8, np.float32)
         a[3] = bad
-        with pytest.raises(ValueError, match="component 3 is"):
+        with pytest.raises(ValueError, match=r"component 3 \(actuator 'thr4', index 3\) is"):
             env.step(a)
     with pytest.raises(ValueError, match=r"expected shape \(8,\), got \(8, 1\)"):
         env.step(np.zeros((8, 1), np.float32))
@@ -122,7 +122,7 @@ def test_bad_actions_and_closed_envs_raise():
     venv.reset(seed=0)
     a = np.zeros((2, 8), np.float32)
     a[1, 0] = np.nan
-    with pytest.raises(ValueError, match="environment 1, component 0"):
+    with pytest.raises(ValueError, match=r"environment 1, component 0 \(actuator 'thr1', index 0\) is nan"):
         venv.step(a)
     with pytest.raises(ValueError, match="expected shape"):
         venv.step(np.zeros(16, np.float32))

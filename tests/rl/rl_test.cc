@@ -120,7 +120,8 @@ TEST_CASE("NaN or infinite actions are refused before any environment steps") {
   const double t0 = batch.env(0).simulation().data()->time;
   for (float bad : {std::nanf(""), std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()}) {
     actions[static_cast<size_t>(2 * batch.action_size() + 5)] = bad;
-    CHECK_THROWS_WITH_AS(batch.Step(actions.data()), doctest::Contains("environment 2, component 5"), ConfigError);
+    CHECK_THROWS_WITH_AS(batch.Step(actions.data()), doctest::Contains("environment 2, component 5 (actuator 'thr6', index 5) is"),
+                         ConfigError);
   }
   CHECK(batch.env(0).simulation().data()->time == t0);  // nothing stepped
   actions[static_cast<size_t>(2 * batch.action_size() + 5)] = 0.f;
