@@ -58,9 +58,11 @@ ViewerOptions ParseOptions(const std::vector<std::string>& args) {
   app.add_flag_callback("--no-underwater", [&] { options.underwater = false; });
   app.add_flag_callback("--no-scenery", [&] { options.scenery = false; });
   app.add_flag_callback("--no-hud", [&] { options.hud = false; });
-  app.add_option("--max-force", options.max_force);
-  app.add_option("--max-moment", options.max_moment);
-  constexpr long kMaxPixels = 1 << 14, kMaxFrames = 1 << 20;
+  // teleoperation at full deflection: 0 (off) up to 1e5 N and N m, far beyond any thruster
+  // the models carry; NaN, infinities and negative values are refused (AddNumber's check is
+  // !(lo <= x <= hi), which NaN fails)
+  cli::AddNumber<double>(app, "--max-force", [&](const double& x) { options.max_force = x; }, 0, kMaxTeleop);
+  cli::AddNumber<double>(app, "--max-moment", [&](const double& x) { options.max_moment = x; }, 0, kMaxTeleop);
   cli::AddNumber<long>(app, "--width", [&](const long& x) { options.width = static_cast<int>(x); }, 1, kMaxPixels);
   cli::AddNumber<long>(app, "--height", [&](const long& x) { options.height = static_cast<int>(x); }, 1, kMaxPixels);
   app.add_flag_callback("--headless", [&] { options.headless = true; });

@@ -19,6 +19,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "nereid/error.h"
 #include "nereid/names.h"
 
 namespace nereid::cli {
@@ -74,24 +75,35 @@ CLI::Option* AddChoice(CLI::App& app, const std::string& flag, const std::array<
       help);
 }
 
-// A number (double or integer) within [lo, hi]: "FLAG: must be in LO..HI, got X".
+// A number (double or integer) within [lo, hi]: "FLAG: must be in LO..HI, got TEXT", with
+// the text as given (NaN, which CLI11's range checks let through, and infinities are
+// refused; an integer beyond the type, which CLI11 caps, is shown as typed); text that is no
+// number: "FLAG: must be a number in LO..HI, got 'TEXT'" ("an integer" for integers).
 template <class T>
 CLI::Option* AddNumber(CLI::App& app, const std::string& flag, std::function<void(const T&)> set, T lo, T hi,
                        const std::string& help = "") {
-  return app.add_option_function<T>(
+  return app.add_option_function<std::string>(
       flag,
-      [=](const T& value) {
+      [=](const std::string& text) {
+        auto show = [](T x) {
+          if constexpr (std::is_integral_v<T>) {
+            return std::to_string(x);
+          } else {
+            char buffer[32];
+            std::snprintf(buffer, sizeof(buffer), "%g", static_cast<double>(x));
+            return std::string(buffer);
+          }
+        };
+        const std::string range = show(lo) + ".." + show(hi);
+        T value{};
+        if (!CLI::detail::lexical_cast(text, value)) {
+          const char* kind = std::is_integral_v<T> ? "an integer" : "a number";
+          throw CLI::ValidationError(flag, std::string("must be ") + kind + " in " + range + ", got '" +
+                                               Excerpt(text) + "'");
+        }
+        // an integer beyond the type arrives as its nearest end (CLI11 caps it): out of range too
         if (!(value >= lo && value <= hi)) {
-          auto text = [](T x) {
-            if constexpr (std::is_integral_v<T>) {
-              return std::to_string(x);
-            } else {
-              char buffer[32];
-              std::snprintf(buffer, sizeof(buffer), "%g", static_cast<double>(x));
-              return std::string(buffer);
-            }
-          };
-          throw CLI::ValidationError(flag, "must be in " + text(lo) + ".." + text(hi) + ", got " + text(value));
+          throw CLI::ValidationError(flag, "must be in " + range + ", got " + Excerpt(text));
         }
         set(value);
       },

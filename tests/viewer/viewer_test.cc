@@ -7,6 +7,7 @@
 #include <cmath>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <doctest/doctest.h>
 
@@ -383,6 +384,52 @@ TEST_SUITE("viewer_options") {
     CHECK(message({"m.xml", "--screenshot", "a.png"}).find("needs --headless") != std::string::npos);
     CHECK(message({"m.xml", "--camera", "orbit"}).find("--camera") != std::string::npos);
     CHECK(message({"m.xml", "--bogus"}).find("--bogus") != std::string::npos);
+  }
+
+  TEST_CASE("every numeric flag refuses nan, inf, negative and huge values, stating the flag, value and range") {
+    auto message = [](const std::string& flag, const std::string& value) {
+      try {
+        ParseOptions({"m.xml", "--headless", flag, value});
+      } catch (const Usage& u) {
+        return u.message;
+      }
+      return std::string();
+    };
+    // flag, its range as the message states it, values that must be refused
+    struct Case {
+      const char* flag;
+      const char* range;
+      std::vector<std::string> bad;
+    };
+    const std::vector<Case> cases = {
+        {"--max-force", "0..100000", {"nan", "NaN", "inf", "-inf", "-1", "1e300", "1e400", "100001"}},
+        {"--max-moment", "0..100000", {"nan", "inf", "-0.5", "1e300"}},
+        {"--speed", "1e-06..1e+06", {"nan", "inf", "0", "-1", "1e300"}},
+        {"--width", "1..16384", {"0", "-1", "16385", "100000", "nan", "inf"}},
+        {"--height", "1..16384", {"0", "-1", "16385", "nan"}},
+        {"--frames", "1..1048576", {"0", "-5", "1048577", "nan"}},
+    };
+    for (const Case& c : cases) {
+      for (const std::string& value : c.bad) {
+        const std::string m = message(c.flag, value);
+        INFO(c.flag, " ", value, ": ", m);
+        CHECK(m.find(c.flag) != std::string::npos);
+        CHECK(m.find(c.range) != std::string::npos);
+        CHECK(m.find(value) != std::string::npos);  // as typed: "NaN", "1e300"
+      }
+    }
+    // text that is no number, and an integer beyond the type (CLI11 caps it), as typed
+    CHECK(message("--width", "12abc") == "--width: must be an integer in 1..16384, got '12abc'");
+    CHECK(message("--width", "1e3") == "--width: must be an integer in 1..16384, got '1e3'");
+    CHECK(message("--max-force", "abc") == "--max-force: must be a number in 0..100000, got 'abc'");
+    CHECK(message("--frames", "-99999999999999999999") == "--frames: must be in 1..1048576, got -99999999999999999999");
+    // the limits themselves are accepted
+    const ViewerOptions o = ParseOptions({"m.xml", "--max-force", "0", "--max-moment", "1e5", "--width", "16384",
+                                          "--height", "1"});
+    CHECK(o.max_force == 0);
+    CHECK(o.max_moment == 1e5);
+    CHECK(o.width == 16384);
+    CHECK(o.height == 1);
   }
 }
 
