@@ -160,6 +160,7 @@ void TrajectoryRow(const mjModel* m, const mjData* d, std::vector<double>* row) 
 ResolvedInput ResolveInput(const std::string& input, std::optional<Engine> engine,
                            std::optional<Integrator> integrator, std::optional<double> dt,
                            std::optional<ConstraintMethod> constraints) {
+  CheckNoNul(input);
   ResolvedInput r;
   r.model = input;
   if (EndsWith(input, ".json")) {

@@ -377,6 +377,7 @@ Scenario::MpcFactory& MpcFactorySlot() {
 
 
 Scenario Scenario::FromFile(const std::string& path) {
+  CheckNoNul(path);
   std::ifstream in(path);
   if (!in) throw ConfigError(Excerpt(path) + ": cannot open the scenario file");
   std::stringstream text;
@@ -403,6 +404,9 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
   const std::string model_text = r.String(root["model"], "/model");
   if (model_text.size() > 1024) {
     r.Fail("/model", "a path of " + std::to_string(model_text.size()) + " characters; at most 1024");
+  }
+  if (const size_t nul = model_text.find('\0'); nul != std::string::npos) {
+    r.Fail("/model", NulInPathRule(nul), &root["model"]);
   }
   std::filesystem::path model = model_text;
   if (model.is_relative() && !base_dir.empty()) model = std::filesystem::path(base_dir) / model;

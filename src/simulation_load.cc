@@ -105,6 +105,7 @@ mjModel* Simulation::CompileFile(const std::string& path, const SimulationOption
                                  MuJoCoWarnings* warnings) {
   // a bounded path (MuJoCo's resource lookup is quadratic in its length), to a regular file
   constexpr size_t kMaxPath = 1024;
+  CheckNoNul(path);
   if (path.size() > kMaxPath) {
     throw LoadError(Excerpt(path) + ": the model path is " + std::to_string(path.size()) +
                     " characters; at most " + std::to_string(kMaxPath));

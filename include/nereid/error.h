@@ -18,10 +18,32 @@ inline std::string Excerpt(std::string_view text, size_t max = 80) {
   return std::string(text.substr(0, max - 3)) + "...";
 }
 
-// Base class of every error Nereid reports to its users.
+// `text` with each NUL character written as "\0". what() is a C string: a NUL quoted in a
+// message (e.g. from a path read from JSON or given from Python) would end the message
+// there, and one at its start left it empty.
+inline std::string ShowNul(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    if (c == '\0') {
+      out += "\\0";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// What is wrong with a path holding a NUL character at offset `at`: the operating system
+// reads a path only up to its first NUL.
+inline std::string NulInPathRule(size_t at) {
+  return "the path contains a NUL character (at offset " + std::to_string(at) + "), which no file name can hold";
+}
+
+// Base class of every error Nereid reports to its users (NUL characters shown as "\0").
 class Error : public std::runtime_error {
  public:
-  explicit Error(const std::string& message) : std::runtime_error(message) {}
+  explicit Error(const std::string& message) : std::runtime_error(ShowNul(message)) {}
 };
 
 // A plugin instance's <config> or a scenario value is missing, malformed or out of range.
@@ -49,6 +71,12 @@ class MuJoCoError : public Error {
  public:
   using Error::Error;
 };
+
+// Throws ConfigError naming `path` when it holds a NUL character (NulInPathRule).
+inline void CheckNoNul(std::string_view path) {
+  const size_t at = path.find('\0');
+  if (at != std::string_view::npos) throw ConfigError(Excerpt(ShowNul(path)) + ": " + NulInPathRule(at));
+}
 
 }  // namespace nereid
 

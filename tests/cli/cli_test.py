@@ -381,6 +381,17 @@ check("validate: an output folder that cannot be made is a clear error, no trace
       p.returncode == 1 and "(--out): cannot create the folder" in p.stderr and "Traceback" not in p.stderr,
       (p.returncode, p.stderr[-300:]))
 
+# a scenario's model path holding a NUL character: named, not an empty message (what() is a
+# C string: the NUL ended the message, at its start when the path started with it)
+for model, offset in ((r"\u0000b.xml", 0), (r"a\u0000b.xml", 1)):
+    nul_scenario = os.path.join(work, "nul_model.json")
+    with open(nul_scenario, "w") as f:
+        f.write('{"model": "%s", "duration": 1}' % model)
+    p = run("run", nul_scenario, "--out", os.path.join(work, "nul_model"))
+    check(f"a model path with a NUL character at offset {offset} is named", p.returncode == 1 and
+          f"nul_model.json: /model: the path contains a NUL character (at offset {offset})" in p.stderr
+          and model in p.stderr, p.stderr[:300])
+
 passed = sum(results)
 print(f"{passed} passed, {len(results) - passed} failed")
 sys.exit(0 if passed == len(results) else 1)
