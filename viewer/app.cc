@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -17,6 +16,7 @@
 #include "nereid/allocation.h"
 #include "nereid/error.h"
 #include "nereid/kinematics.h"
+#include "nereid/output.h"
 #include "nereid/runner.h"
 #include "recording.h"
 
@@ -66,12 +66,17 @@ App::App(const ViewerOptions& options)
     : options_(options), overlays_(options.overlays), underwater_(options.underwater),
       scenery_on_(options.scenery), hud_(options.hud), plots_on_(options.hud), speed_(options.speed) {
   limits_ = {options.max_force, options.max_moment};
+  // --record into a folder that cannot be made or written fails now, not after the run
+  if (!options_.record.empty()) {
+    const std::string error = PrepareRecording(RecordingFolder(options_.record), !FindFfmpeg().empty());
+    if (!error.empty()) throw OutputError("--record " + error);
+  }
   Load();
   OpenWindow();
 }
 
 App::~App() {
-  if (!record_dir_.empty()) StartOrStopRecording();  // finish the video
+  if (!record_dir_.empty()) StopRecording();  // finish the video
   if (window_) {
     mjv_freeScene(&scn_);
     mjr_freeContext(&con_);
@@ -406,37 +411,39 @@ std::string App::WriteImage(const std::string& path, const Image& image, int lev
 
 // ---- recording ----------------------------------------------------------------------------
 
-void App::StartOrStopRecording() {
-  if (record_dir_.empty()) {
-    record_dir_ = options_.record.empty() ? "nereid-view-" + Timestamp() : options_.record;
-    std::error_code ec;
-    std::filesystem::create_directories(record_dir_, ec);
-    if (ec) {
-      message_ = record_dir_ + ": " + ec.message();
-      record_dir_.clear();
-      return;
-    }
-    record_frames_ = 0;
-    record_start_ = glfwGetTime();
-    message_ = "recording into " + record_dir_;
-    return;
+std::string App::StartRecording() {
+  const std::string dir = RecordingFolder(options_.record.empty() ? "nereid-view-" + Timestamp() : options_.record);
+  const std::string error = PrepareRecording(dir, !FindFfmpeg().empty());
+  if (!error.empty()) {
+    message_ = error;
+    return error;
   }
+  record_dir_ = dir;
+  record_frames_ = 0;
+  record_start_ = glfwGetTime();
+  message_ = "recording into " + record_dir_;
+  return "";
+}
+
+std::string App::StopRecording() {
   // the video's frame rate is the rate frames were captured at (60 headless)
   const double seconds = glfwGetTime() - record_start_;
   const double fps = options_.headless || seconds <= 0 ? 60 : record_frames_ / seconds;
-  message_ = std::to_string(record_frames_) + " frames in " + record_dir_ + "; " +
-             EncodeVideo(record_dir_, fps);
+  const VideoResult video = EncodeVideo(record_dir_, fps);
+  message_ = std::to_string(record_frames_) + " frames in " + record_dir_ + "; " + video.message;
   record_dir_.clear();
+  return video.ok ? "" : video.message;
 }
 
-void App::RecordFrame(int width, int height) {
+std::string App::RecordFrame(int width, int height) {
   char name[32];
   std::snprintf(name, sizeof(name), "frame_%06d.png", record_frames_++);
   const std::string error = WriteImage(record_dir_ + "/" + name, ReadPixels(width, height), 1);
   if (!error.empty()) {
-    message_ = error;
+    message_ = error + " (recording stopped)";
     record_dir_.clear();
   }
+  return error;
 }
 
 // ---- input --------------------------------------------------------------------------------
@@ -474,7 +481,13 @@ void App::OnKey(int key) {
       message_ = error.empty() ? "wrote " + path : error;
       break;
     }
-    case Action::kRecord: StartOrStopRecording(); break;
+    case Action::kRecord:
+      if (record_dir_.empty()) {
+        StartRecording();  // an error is shown on screen
+      } else {
+        StopRecording();
+      }
+      break;
     case Action::kHud: hud_ = !hud_; break;
     case Action::kPlots: plots_on_ = !plots_on_; break;
     case Action::kUnderwater: underwater_ = !underwater_; break;
@@ -572,7 +585,11 @@ int App::RunInteractive() {
 
 int App::RunHeadless() {
   const int width = options_.width, height = options_.height;
-  if (!options_.record.empty()) StartOrStopRecording();
+  // --record: every failure is an error naming the file (exit 1), not a message
+  if (!options_.record.empty()) {
+    const std::string error = StartRecording();
+    if (!error.empty()) throw OutputError("--record " + error);
+  }
   const auto start = std::chrono::steady_clock::now();
   const double start_time = sim_->data()->time;
   // frame k ends after round(k x frame time / dt) steps, as `nereid run --duration` rounds
@@ -585,18 +602,22 @@ int App::RunHeadless() {
     realtime_factor_ = elapsed > 0 ? (sim_->data()->time - start_time) / elapsed : 0;
     if (!record_dir_.empty()) {
       Render(width, height);
-      RecordFrame(width, height);
+      const std::string error = RecordFrame(width, height);
+      if (!error.empty()) throw OutputError("--record: " + error);
     }
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   realtime_factor_ = wall > 0 ? (sim_->data()->time - start_time) / wall : 0;
   Render(width, height);
   const Image image = ReadPixels(width, height);
-  if (!record_dir_.empty()) StartOrStopRecording();
+  if (!record_dir_.empty()) {
+    const std::string error = StopRecording();
+    if (!error.empty()) throw OutputError("--record: " + error);
+  }
 
   if (!options_.screenshot.empty()) {
     const std::string error = WriteImage(options_.screenshot, image);
-    if (!error.empty()) throw ConfigError(error);
+    if (!error.empty()) throw OutputError(error);
   }
   if (!options_.report.empty()) {
     nlohmann::json report = {{"input", options_.input}, {"width", width}, {"height", height},
@@ -616,9 +637,7 @@ int App::RunHeadless() {
       const std::optional<Pixel> pixel = Project(scn_.camera[0], width, height, sim_->data()->xpos + 3 * vehicle_);
       if (pixel) report["vehicle_pixel"] = {pixel->x, pixel->y};
     }
-    std::ofstream out(options_.report);
-    out << report.dump(2) << "\n";
-    if (!out) throw ConfigError(options_.report + ": cannot write");
+    WriteOutputFile(options_.report, report.dump(2) + "\n");  // checked; throws OutputError
   }
   if (!message_.empty()) std::fprintf(stderr, "nereid-view: %s\n", message_.c_str());
   return diverged_ ? 3 : 0;

@@ -65,8 +65,10 @@ class App final {
   std::string ControllerStatus() const;
   Image ReadPixels(int width, int height) const;
   void OnKey(int key);
-  void StartOrStopRecording();
-  void RecordFrame(int width, int height);
+  // each returns "" or the error (also shown as message_); RecordFrame stops on an error
+  std::string StartRecording();
+  std::string StopRecording();  // encodes the video
+  std::string RecordFrame(int width, int height);
   std::string WriteImage(const std::string& path, const Image& image, int level = 6);
 
   static void KeyCallback(GLFWwindow* window, int key, int scancode, int action, int mods);

@@ -10,6 +10,8 @@
 #include <iterator>
 #include <set>
 
+#include "nereid/output.h"
+
 namespace nereid::viewer {
 namespace {
 
@@ -87,9 +89,12 @@ bool WritePng(const std::string& path, const Image& image, std::string* error, i
   PutChunk(&png, "IHDR", header);
   PutChunk(&png, "IDAT", compressed);
   PutChunk(&png, "IEND", "");
-  std::ofstream out(path, std::ios::binary);
-  out.write(png.data(), static_cast<std::streamsize>(png.size()));
-  if (!out) return Fail(error, path + ": cannot write");
+  try {
+    // checked writes, flush and close, then renamed: never half an image (nereid/output.h)
+    WriteOutputFile(path, png);
+  } catch (const OutputError& e) {
+    return Fail(error, e.what());
+  }
   return true;
 }
 

@@ -15,8 +15,27 @@ std::string FindOnPath(const std::string& program, const std::string& path);
 // yuv420p, dimensions padded to even numbers).
 std::string FfmpegCommand(const std::string& ffmpeg, const std::string& dir, double fps);
 
-// Encodes dir.mp4 when ffmpeg is on $PATH; returns what happened, for the user.
-std::string EncodeVideo(const std::string& dir, double fps);
+// ffmpeg's full path on $PATH, or "".
+std::string FindFfmpeg();
+
+// `dir` without trailing slashes ("clip/" records into clip and clip.mp4, not clip/.mp4).
+std::string RecordingFolder(const std::string& dir);
+
+// Readies `dir` for a recording before the first frame: makes it (and its parents), checks
+// that it is a folder and that a file can be written in it, and, when `video` (ffmpeg is on
+// PATH), that dir.mp4 is not a folder. Frames of an earlier recording there
+// (frame_NNNNNN.png) are removed, so that the video holds this recording's frames only.
+// Returns "" or the error, naming the path and the system's reason.
+std::string PrepareRecording(const std::string& dir, bool video);
+
+// What EncodeVideo did: ok false when ffmpeg ran and failed (the PNG frames stay).
+struct VideoResult {
+  bool ok = true;
+  std::string message;  // for the user: "wrote dir.mp4", "ffmpeg is not on PATH: ...", the error
+};
+
+// Encodes dir.mp4 when ffmpeg is on $PATH.
+VideoResult EncodeVideo(const std::string& dir, double fps);
 
 }  // namespace nereid::viewer
 

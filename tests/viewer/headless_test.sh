@@ -128,5 +128,23 @@ status=$?
 check "an unknown overlay: exit 2" test "$status" -eq 2
 check "an unknown overlay: message names it" grep -q "'drag'" "$out/err.txt"
 
+# --record into a folder that cannot be made or written: exit 1 with an error naming it,
+# before the run (it was a message after the run, and exit 0)
+: >"$out/not_a_folder"
+for dir in /proc/nereid-no-such-folder/clip "$out/not_a_folder/clip" "$out/not_a_folder"; do
+  "${run_x[@]}" "$view" "$model" --headless --frames 5 --record "$dir" >"$out/err.txt" 2>&1
+  status=$?
+  check "--record $dir: exit 1" test "$status" -eq 1
+  check "--record $dir: the error names it" grep -qF "nereid-view: error: --record $dir: " "$out/err.txt"
+done
+if command -v ffmpeg >/dev/null 2>&1; then
+  rm -rf "$out/taken" "$out/taken.mp4"; mkdir -p "$out/taken.mp4"
+  "${run_x[@]}" "$view" "$model" --headless --frames 5 --record "$out/taken" >"$out/err.txt" 2>&1
+  status=$?
+  check "--record DIR with DIR.mp4 a folder: exit 1" test "$status" -eq 1
+  check "--record DIR with DIR.mp4 a folder: the error names DIR.mp4" \
+    grep -qF "nereid-view: error: --record $out/taken.mp4: exists and is not a file" "$out/err.txt"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

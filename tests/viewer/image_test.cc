@@ -1,6 +1,10 @@
 // Copyright Nereid authors.
 // PNG round trips, the screenshot checks, and camera projection.
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include <doctest/doctest.h>
@@ -106,6 +110,66 @@ TEST_SUITE("viewer_image") {
     CHECK(command.find("-framerate 29.970") != std::string::npos);
     CHECK(command.find("'rec it'\\''s/frame_%06d.png'") != std::string::npos);
     CHECK(command.find("'rec it'\\''s.mp4'") != std::string::npos);
+  }
+
+  TEST_CASE("a recording folder that cannot be made or written is an error naming it, before any frame") {
+    namespace fs = std::filesystem;
+    const fs::path tmp = fs::temp_directory_path() / ("nereid-record-test-" + std::to_string(::getpid()));
+    fs::remove_all(tmp);
+    fs::create_directories(tmp);
+    std::ofstream(tmp / "file.txt") << "x";
+    auto error = [](const fs::path& dir, bool video = false) { return PrepareRecording(dir.string(), video); };
+
+    // a folder under a regular file (cannot be made), /proc (cannot be made, even as root)
+    std::string e = error(tmp / "file.txt" / "clip");
+    CHECK(e.find((tmp / "file.txt" / "clip").string() + ": cannot make the folder: ") == 0);
+    e = error("/proc/nereid-no-such-folder/clip");
+    CHECK(e.find("/proc/nereid-no-such-folder/clip: cannot make the folder: ") == 0);
+    // a regular file given as the folder
+    e = error(tmp / "file.txt");
+    CHECK(e.find((tmp / "file.txt").string() + ": exists and is not a folder") == 0);
+    // the video's name taken by a folder (checked only when ffmpeg will write it)
+    fs::create_directories(tmp / "clip.mp4");
+    e = error(tmp / "clip", true);
+    CHECK(e.find((tmp / "clip.mp4").string() + ": exists and is not a file") == 0);
+    CHECK(error(tmp / "clip", false).empty());
+    // a read-only folder (root writes anyway: checked as another user only)
+    if (::geteuid() != 0) {
+      fs::create_directories(tmp / "ro");
+      fs::permissions(tmp / "ro", fs::perms::owner_read | fs::perms::owner_exec);
+      e = error(tmp / "ro");
+      CHECK(e.find((tmp / "ro").string() + ": cannot write in the folder: ") == 0);
+      fs::permissions(tmp / "ro", fs::perms::owner_all);
+    }
+
+    // a good folder is made, with its parents; an earlier recording's frames are removed
+    // (they would join this video), other files stay, and no probe file is left behind
+    CHECK(error(tmp / "a" / "b").empty());
+    CHECK(fs::is_directory(tmp / "a" / "b"));
+    std::ofstream(tmp / "a" / "b" / "frame_000000.png") << "old";
+    std::ofstream(tmp / "a" / "b" / "frame_000041.png") << "old";
+    std::ofstream(tmp / "a" / "b" / "notes.txt") << "mine";
+    CHECK(error(tmp / "a" / "b").empty());
+    CHECK_FALSE(fs::exists(tmp / "a" / "b" / "frame_000000.png"));
+    CHECK_FALSE(fs::exists(tmp / "a" / "b" / "frame_000041.png"));
+    CHECK(fs::exists(tmp / "a" / "b" / "notes.txt"));
+    CHECK(std::distance(fs::directory_iterator(tmp / "a" / "b"), fs::directory_iterator()) == 1);
+
+    // trailing slashes: clip/ records into clip and clip.mp4
+    CHECK(RecordingFolder("out/clip//") == "out/clip");
+    CHECK(RecordingFolder("/") == "/");
+    fs::remove_all(tmp);
+  }
+
+  TEST_CASE("a PNG that cannot be written is an error naming the file and the reason") {
+    std::string error;
+    CHECK_FALSE(WritePng("/proc/nereid-no-such-folder/a.png", Gradient(4, 4), &error));
+    CHECK(error.find("/proc/nereid-no-such-folder/a.png: cannot write: ") == 0);
+    if (std::filesystem::exists("/dev/full")) {
+      // a full disk: the write or the flush fails, the message says so
+      CHECK_FALSE(WritePng("/dev/full", Gradient(64, 64), &error));
+      CHECK(error.find("/dev/full: write failed: No space left on device") == 0);
+    }
   }
 }
 
