@@ -1,7 +1,7 @@
 // Copyright Nereid authors.
 // The keys of every JSON object a scenario holds (docs/scenarios.md, the MPC's keys in
 // docs/mpc.md, the VMS controller's in docs/vms.md), each object's keys declared once in
-// one table, as the plugins declare theirs (plugins/common/config_key.h). A table gives
+// one table, as the plugins declare theirs (include/nereid/config_key.h). A table gives
 // the reader (json_reader.h) the keys an object accepts, the ones it requires and the
 // values a closed set allows (an unknown key's message names the nearest one), gives the
 // docs each key's type, default and units (tests/engine/json_keys_test.cc checks the key

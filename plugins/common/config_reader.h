@@ -10,7 +10,7 @@
 
 #include <mujoco/mujoco.h>
 
-#include "common/config_key.h"
+#include "nereid/config_key.h"
 #include "nereid/frames.h"
 
 namespace nereid {

@@ -8,7 +8,7 @@
 
 #include <mujoco/mujoco.h>
 
-#include "common/config_key.h"
+#include "nereid/config_key.h"
 #include "nereid/current.h"
 #include "nereid/plugins.h"
 

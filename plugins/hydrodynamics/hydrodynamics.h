@@ -15,7 +15,7 @@
 
 #include <mujoco/mujoco.h>
 
-#include "common/config_key.h"
+#include "nereid/config_key.h"
 #include "nereid/plugins.h"
 
 namespace nereid {

@@ -11,7 +11,7 @@
 
 #include <mujoco/mujoco.h>
 
-#include "common/config_key.h"
+#include "nereid/config_key.h"
 #include "nereid/tether.h"
 
 namespace nereid {

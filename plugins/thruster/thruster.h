@@ -15,7 +15,7 @@
 
 #include "nereid/plugins.h"
 #include "nereid/thruster_model.h"
-#include "thruster/thruster_keys.h"
+#include "nereid/thruster_keys.h"
 
 namespace nereid {
 

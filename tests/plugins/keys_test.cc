@@ -1,5 +1,5 @@
 // Copyright Nereid authors.
-// Each plugin's key table (common/config_key.h) against its README: the README's key table
+// Each plugin's key table (nereid/config_key.h) against its README: the README's key table
 // lists the same keys in the same order, with the same "Required / default" and "Units"
 // columns. The tether's defaults equal tether::Config's member initialisers.
 #include <fstream>

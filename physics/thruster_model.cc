@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "nereid/error.h"
-#include "thruster/thruster_keys.h"
+#include "nereid/thruster_keys.h"
 
 namespace nereid {
 namespace {

@@ -1,10 +1,10 @@
 // Copyright Nereid authors.
-// nereid.thruster's <config> keys, in README.md's order (common/config_key.h). The
+// nereid.thruster's <config> keys, in README.md's order (nereid/config_key.h). The
 // instance reader (thruster.cc) and ThrusterModel::Validate's messages both use them.
-#ifndef NEREID_PLUGINS_THRUSTER_THRUSTER_KEYS_H_
-#define NEREID_PLUGINS_THRUSTER_THRUSTER_KEYS_H_
+#ifndef NEREID_THRUSTER_KEYS_H_
+#define NEREID_THRUSTER_KEYS_H_
 
-#include "common/config_key.h"
+#include "nereid/config_key.h"
 
 namespace nereid::thruster_keys {
 
@@ -22,4 +22,4 @@ static_assert(DistinctNames(kAll));
 
 }  // namespace nereid::thruster_keys
 
-#endif  // NEREID_PLUGINS_THRUSTER_THRUSTER_KEYS_H_
+#endif  // NEREID_THRUSTER_KEYS_H_

@@ -4,8 +4,8 @@
 // gives ConfigReader each key's name, requiredness and default, and is what the plugin's
 // README key table is checked against (tests/plugins/keys_test.cc: name, default, units).
 // Code reads a key only through its ConfigKey, so a misspelt key does not compile.
-#ifndef NEREID_PLUGINS_COMMON_CONFIG_KEY_H_
-#define NEREID_PLUGINS_COMMON_CONFIG_KEY_H_
+#ifndef NEREID_CONFIG_KEY_H_
+#define NEREID_CONFIG_KEY_H_
 
 #include <array>
 #include <cstddef>
@@ -44,4 +44,4 @@ constexpr bool DistinctNames(const std::array<ConfigKey, N>& keys) {
 
 }  // namespace nereid
 
-#endif  // NEREID_PLUGINS_COMMON_CONFIG_KEY_H_
+#endif  // NEREID_CONFIG_KEY_H_
