@@ -5,11 +5,14 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <set>
+#include <string>
 
 #include <unistd.h>
 
 #include "cli/crosscheck_parts.h"
 #include "nereid/error.h"
+#include "nereid/mujoco_log.h"
 #include "nereid/simulation.h"
 #include "nereid/uk.h"
 
@@ -28,6 +31,24 @@ void Progress(const std::string& label, long step, long total) {
   std::fprintf(stderr, "\r  %-7s [%s%s] %3ld%%", label.c_str(), std::string(static_cast<size_t>(filled), '#').c_str(),
                std::string(static_cast<size_t>(width - filled), ' ').c_str(), 100 * step / total);
   if (step == total) std::fprintf(stderr, "\n");
+}
+
+// MuJoCo's warnings of one run (its load and steps, kept by the Simulation under Nereid's
+// log handler), on stderr in Nereid's words, each message once per process: the runs load
+// the same model, and their parse warnings would repeat.
+void PrintWarnings(const Simulation& sim, CrosscheckMethod method) {
+  static std::set<std::string> printed;
+  const MuJoCoWarnings& w = sim.mujoco_warnings();
+  const std::string name = Scenario::Crosscheck::Name(method);
+  for (const std::string& message : w.messages()) {
+    if (printed.insert(message).second) {
+      std::fprintf(stderr, "warning: MuJoCo (%s run): %s\n", name.c_str(), message.c_str());
+    }
+  }
+  if (w.count() > static_cast<long>(w.messages().size())) {
+    std::fprintf(stderr, "warning: MuJoCo (%s run): %ld warnings in all (the first %zu kept)\n", name.c_str(),
+                 w.count(), w.messages().size());
+  }
 }
 
 double AxisAngle(const mjData* d, int body, int axis) {
@@ -72,20 +93,28 @@ RunResult RunOne(const CrosscheckCase& c, CrosscheckMethod method) {
   // the state at t = 0 is recorded before any wrench acts (each is set before its step)
   mju_zero(d->xfrc_applied, static_cast<int>(6 * m->nbody));
   if (method == CrosscheckMethod::kMerged) {
-    // the same initial state: every free joint from the original body of the same name
+    // the same initial state: every free joint from the original body of the same name, in
+    // the original's keyframe 0 (or its reference pose at rest), read from the model as
+    // mj_resetDataKeyframe / mj_resetData would set it. No mjData of the original is made:
+    // plain MuJoCo's mj_makeData would create its plugin instances outside Nereid's engine
+    // (the hydrodynamics plugin then warned that added mass is dropped, through MuJoCo's
+    // default handler: on stdout and into MUJOCO_LOG.TXT in the working directory)
     const mjModel* original = c.original;
-    mjData* d0 = mj_makeData(original);
-    if (original->nkey > 0) mj_resetDataKeyframe(original, d0, 0); else mj_resetData(original, d0);
+    const bool key = original->nkey > 0;
+    const mjtNum* qpos0 = key ? original->key_qpos : original->qpos0;
     for (int b = 1; b < m->nbody; ++b) {
       const int j = m->body_jntadr[b];
       if (m->body_jntnum[b] != 1 || m->jnt_type[j] != mjJNT_FREE) continue;
       const int b0 = mj_name2id(original, mjOBJ_BODY, mj_id2name(m, mjOBJ_BODY, b));
       if (b0 < 0) continue;
       const int j0 = original->body_jntadr[b0];
-      mju_copy(d->qpos + m->jnt_qposadr[j], d0->qpos + original->jnt_qposadr[j0], 7);
-      mju_copy(d->qvel + m->jnt_dofadr[j], d0->qvel + original->jnt_dofadr[j0], 6);
+      mju_copy(d->qpos + m->jnt_qposadr[j], qpos0 + original->jnt_qposadr[j0], 7);
+      if (key) {
+        mju_copy(d->qvel + m->jnt_dofadr[j], original->key_qvel + original->jnt_dofadr[j0], 6);
+      } else {
+        mju_zero(d->qvel + m->jnt_dofadr[j], 6);
+      }
     }
-    mj_deleteData(d0);
   }
   sim->Forward();
   std::vector<int> asm_body;
@@ -158,7 +187,10 @@ RunResult RunOne(const CrosscheckCase& c, CrosscheckMethod method) {
     const bool ok = sim->TryStep(&error);
     ns += static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                   std::chrono::steady_clock::now() - t0).count());
-    if (!ok) throw DivergenceError(error);
+    if (!ok) {
+      PrintWarnings(*sim, method);
+      throw DivergenceError(error);
+    }
     if (peak_body >= 0) {
       mj_kinematics(m, d);
       angle.push_back(AxisAngle(d, peak_body, cc.peak_axis));
@@ -178,6 +210,7 @@ RunResult RunOne(const CrosscheckCase& c, CrosscheckMethod method) {
     r.first_peak = time[i] + shift * h;
     break;
   }
+  PrintWarnings(*sim, method);
   r.ran = true;
   return r;
 }

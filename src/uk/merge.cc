@@ -2,6 +2,7 @@
 #include "uk/merge.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <functional>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "nereid/mujoco_log.h"
 #include "uk/constraint_set.h"
 
 namespace nereid::uk {
@@ -75,12 +77,21 @@ std::string MergedModelXml(const std::string& model_path, const mjModel* m, std:
     *why = "no active uk: welds";
     return "";
   }
+  // MuJoCo's calls here run under Nereid's log handler (CallMuJoCo): their warnings repeat
+  // the model's own load's (the caller has loaded it through nereid::Simulation, which keeps
+  // them) and are dropped, not printed and not written to MUJOCO_LOG.TXT; a fatal error
+  // returns here as the reason the model cannot be merged
   char error[1024] = "";
-  mjSpec* spec = mj_parseXML(model_path.c_str(), nullptr, error, sizeof(error));
-  mjSpec* copies = spec ? mj_parseXML(model_path.c_str(), nullptr, error, sizeof(error)) : nullptr;
-  if (!spec || !copies) {
+  std::string fatal;
+  const char* path = model_path.c_str();
+  mjSpec* spec = nullptr;
+  mjSpec* copies = nullptr;
+  if (!CallMuJoCo([&] { spec = mj_parseXML(path, nullptr, error, sizeof(error)); }, nullptr, &fatal) ||
+      (spec && !CallMuJoCo([&] { copies = mj_parseXML(path, nullptr, error, sizeof(error)); }, nullptr, &fatal)) ||
+      !spec || !copies) {
     if (spec) mj_deleteSpec(spec);
-    *why = model_path + ": " + error;
+    if (copies) mj_deleteSpec(copies);
+    *why = model_path + ": " + (fatal.empty() ? std::string(error) : fatal);
     return "";
   }
   auto fail = [&](const std::string& reason) {
@@ -125,11 +136,19 @@ std::string MergedModelXml(const std::string& model_path, const mjModel* m, std:
       return fail(std::string("mjs_attach failed: ") + mjs_getError(spec));
     }
   }
-  mjModel* merged = mj_compile(spec, nullptr);
+  mjModel* merged = nullptr;
+  if (!CallMuJoCo([&] { merged = mj_compile(spec, nullptr); }, nullptr, &fatal)) {
+    return fail("the merged model does not compile: " + fatal);
+  }
   if (!merged) return fail(std::string("the merged model does not compile: ") + mjs_getError(spec));
   mj_deleteModel(merged);
   std::vector<char> xml(1 << 22);
-  const int n = mj_saveXMLString(spec, xml.data(), static_cast<int>(xml.size()), error, sizeof(error));
+  int n = -1;
+  char* buffer = xml.data();
+  const int size = static_cast<int>(xml.size());
+  if (!CallMuJoCo([&] { n = mj_saveXMLString(spec, buffer, size, error, sizeof(error)); }, nullptr, &fatal)) {
+    std::snprintf(error, sizeof(error), "%s", fatal.c_str());
+  }
   mj_deleteSpec(spec);
   mj_deleteSpec(copies);
   if (n != 0) {

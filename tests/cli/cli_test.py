@@ -250,6 +250,38 @@ p = run("crosscheck", "--bogus")
 check("crosscheck: an unknown option is a usage error (exit 2)", p.returncode == 2 and "--bogus" in p.stderr,
       p.stderr)
 
+# crosscheck routes MuJoCo's warnings through Nereid's log handler: no MUJOCO_LOG.TXT in the
+# working directory and no "WARNING:" lines on stdout (the merged run's initial state came
+# from a plain mj_makeData of the model, whose hydrodynamics plugin warned through MuJoCo's
+# default handler; the merged body's MJCF was parsed outside Nereid's calls); a model's own
+# warning is printed once on stderr, in Nereid's words
+triangle = json.load(open(os.path.join(source, "scenarios", "crosscheck", "bluerov_triangle.json")))
+triangle["model"] = os.path.join(source, "models", "multi", "bluerov_triangle.xml")
+triangle["duration"] = 0.2
+scen = os.path.join(work, "cc_triangle.json")
+with open(scen, "w") as f:
+    json.dump(triangle, f)
+quiet = os.path.join(work, "cwd_crosscheck")
+os.makedirs(quiet, exist_ok=True)
+p = run("crosscheck", scen, "--out", os.path.join(work, "cc_triangle"), "--no-plots", cwd=quiet)
+check("crosscheck writes no MUJOCO_LOG.TXT into the working directory and no MuJoCo WARNING lines",
+      p.returncode == 0 and not os.path.exists(os.path.join(quiet, "MUJOCO_LOG.TXT"))
+      and "WARNING" not in p.stdout + p.stderr and os.path.exists(os.path.join(work, "cc_triangle", "report.json")),
+      (p.returncode, os.listdir(quiet), p.stdout[-300:], p.stderr[-300:]))
+with open(os.path.join(source, "models", "multi", "case_a_l1.xml")) as f:
+    nan_model = f.read().replace('rgba="0.2 0.4 0.8 0.6"/>', 'rgba="0.2 0.4 0.8 0.6" margin="nan"/>')
+with open(os.path.join(work, "cc_nan.xml"), "w") as f:
+    f.write(nan_model)
+with open(os.path.join(work, "cc_nan.json"), "w") as f:
+    json.dump({"model": "cc_nan.xml", "duration": 0.05, "dt": 0.002, "record_every": 5}, f)
+p = run("crosscheck", os.path.join(work, "cc_nan.json"), "--out", os.path.join(work, "cc_nan"), "--no-plots",
+        cwd=quiet)
+nan_lines = [line for line in p.stderr.splitlines() if "XML contains a 'NaN'" in line]
+check("crosscheck prints a model's MuJoCo warning once, on stderr, in Nereid's words",
+      p.returncode == 0 and nan_lines == ["warning: MuJoCo (uk run): XML contains a 'NaN'. Please check it carefully."]
+      and "WARNING" not in p.stdout + p.stderr and not os.path.exists(os.path.join(quiet, "MUJOCO_LOG.TXT")),
+      (p.returncode, os.listdir(quiet), p.stdout[-300:], p.stderr[-400:]))
+
 # unbounded work or silent no-ops from small inputs: each is refused, stating the limit
 quay = json.load(open(os.path.join(source, "scenarios", "seed002", "pid_table61.json")))
 quay["model"] = os.path.join(source, "models", "raybot", "raybot.xml")
