@@ -93,224 +93,297 @@ Layout LayOut(const tether::Config& c, const Vec3& a, const Vec3* b, const Vec3&
 
 void SetString(mjString* s, const std::string& text) { mjs_setString(s, text.c_str()); }
 
-}  // namespace
+std::string KeyframeWhere(size_t index, const mjsKey* key) {
+  const char* name = mjs_getString(mjs_getName(key->element));
+  return "in keyframe " + std::to_string(index) + (name[0] ? " '" + std::string(name) + "'" : "");
+}
 
-void ExpandTethers(mjSpec* spec) {
+std::string SegmentName(const tether::Config& c, int k) { return c.name + "_seg" + std::to_string(k); }
+
+// A stiff connect between two named objects: the time constant and impedance of the one at
+// the vehicle (kConnectImpedance), at the model's step
+void AddConnect(mjSpec* spec, double timestep, const std::string& name, mjtObj type,
+                const std::string& name1, const std::string& name2) {
+  mjsEquality* eq = mjs_addEquality(spec, nullptr);
+  mjs_setName(eq->element, name.c_str());
+  eq->type = mjEQ_CONNECT;
+  eq->objtype = type;
+  SetString(eq->name1, name1);
+  SetString(eq->name2, name2);
+  eq->active = 1;
+  for (int j = 0; j < 3; ++j) eq->data[j] = 0;  // body1's origin (a segment's start)
+  eq->solref[0] = 2 * timestep;
+  eq->solref[1] = 1;
+  for (int j = 0; j < mjNIMP; ++j) eq->solimp[j] = kConnectImpedance[j];
+}
+
+// The lumped tethers of one spec that still need their bodies, with the unexpanded model
+// compiled once to place their anchors and sites: adds the bodies, then the keyframes'
+// values for them.
+class TetherExpansion {
+ public:
+  // nullptr when there is nothing to expand (or the spec does not compile: the caller's
+  // compile reports that)
+  static std::unique_ptr<TetherExpansion> Prepare(mjSpec* spec);
+
+  void AddBodies(mjSpec* spec) const {
+    mj_resetData(m(), d());
+    mj_kinematics(m(), d());
+    for (size_t i = 0; i < configs_.size(); ++i) AddTether(spec, i);
+  }
+
+  void SetKeyframes(mjSpec* spec) const {
+    bool all_maximal = true;
+    for (const tether::Config& c : configs_) all_maximal &= c.coordinates == tether::Coordinates::kMaximal;
+    if (all_maximal) {
+      SetKeyframesMaximal(spec);
+    } else {
+      SetKeyframesRecompiled(spec);
+    }
+  }
+
+ private:
+  const mjModel* m() const { return m0_.get(); }
+  mjData* d() const { return d0_.get(); }
+
+  // tether i's layout between its anchor and its site in the current d ("where" for errors)
+  Layout LayOutNow(size_t i, const std::string& where, Quat* anchor_quat, Vec3* anchor_out = nullptr) const {
+    const tether::Config& c = configs_[i];
+    const int ab = anchor_ids_[i];
+    *anchor_quat = WorldQuat(d(), ab);
+    const Vec3 anchor = Vec3(d()->xpos[3 * ab], d()->xpos[3 * ab + 1], d()->xpos[3 * ab + 2]) +
+                        *anchor_quat * c.anchor_point;
+    Vec3 site;
+    if (site_ids_[i] >= 0) {
+      const int s = site_ids_[i];
+      site = Vec3(d()->site_xpos[3 * s], d()->site_xpos[3 * s + 1], d()->site_xpos[3 * s + 2]);
+    }
+    if (anchor_out) *anchor_out = anchor;
+    return LayOut(c, anchor, c.site.empty() ? nullptr : &site, down_, where);
+  }
+
+  void AddTether(mjSpec* spec, size_t i) const;
+  mjsBody* AddSegment(mjSpec* spec, const tether::Config& c, int k, mjsBody* parent, const Quat& parent_quat,
+                      const Quat& world_quat, const Vec3& start) const;
+  void SetKeyframesMaximal(mjSpec* spec) const;
+  void SetKeyframesRecompiled(mjSpec* spec) const;
+  void TetherQpos(const mjModel* m1, const std::string& where, std::vector<double>* qpos) const;
+
+  std::unique_ptr<mjModel, ModelDeleter> m0_;
+  std::unique_ptr<mjData, DataDeleter> d0_;
+  std::vector<tether::Config> configs_;
+  std::vector<int> anchor_ids_, site_ids_;
+  Vec3 down_;
+};
+
+std::unique_ptr<TetherExpansion> TetherExpansion::Prepare(mjSpec* spec) {
   // cheap exit: no lumped-capable instance in the spec
   bool any = false;
   for (mjsElement* e = mjs_firstElement(spec, mjOBJ_PLUGIN); e; e = mjs_nextElement(spec, e)) {
     const mjsPlugin* p = mjs_asPlugin(e);
     if (p && std::string(mjs_getString(p->plugin_name)) == kTetherPlugin) any = true;
   }
-  if (!any) return;
+  if (!any) return nullptr;
 
-  std::unique_ptr<mjModel, ModelDeleter> m0;
+  auto x = std::make_unique<TetherExpansion>();
   {
     TetherExpansionScope expanding;
-    m0.reset(mj_compile(spec, nullptr));
+    x->m0_.reset(mj_compile(spec, nullptr));
   }
-  if (!m0) return;  // the caller's compile reports the error
-  std::vector<tether::Config> configs;
-  for (int instance : FindPluginInstances(m0.get(), kTetherPlugin)) {
-    tether::Config c = tether::Config::FromModel(m0.get(), instance);
+  if (!x->m0_) return nullptr;  // the caller's compile reports the error
+  mjModel* m0 = x->m0_.get();
+  for (int instance : FindPluginInstances(m0, kTetherPlugin)) {
+    tether::Config c = tether::Config::FromModel(m0, instance);
     if (c.model != tether::Model::kLumped) continue;
-    if (mj_name2id(m0.get(), mjOBJ_BODY, (c.name + "_seg0").c_str()) >= 0) continue;  // done
-    configs.push_back(c);
+    if (mj_name2id(m0, mjOBJ_BODY, SegmentName(c, 0).c_str()) >= 0) continue;  // done
+    x->configs_.push_back(c);
   }
-  if (configs.empty()) return;
+  if (x->configs_.empty()) return nullptr;
 
   // the anchor bodies and sites, looked up before nplugin changes (the name hash depends on it)
-  std::vector<int> anchor_ids, site_ids;
-  for (const tether::Config& c : configs) {
-    anchor_ids.push_back(c.anchor_body.empty() ? 0 : mj_name2id(m0.get(), mjOBJ_BODY, c.anchor_body.c_str()));
-    site_ids.push_back(c.site.empty() ? -1 : mj_name2id(m0.get(), mjOBJ_SITE, c.site.c_str()));
+  for (const tether::Config& c : x->configs_) {
+    x->anchor_ids_.push_back(c.anchor_body.empty() ? 0 : mj_name2id(m0, mjOBJ_BODY, c.anchor_body.c_str()));
+    x->site_ids_.push_back(c.site.empty() ? -1 : mj_name2id(m0, mjOBJ_SITE, c.site.c_str()));
   }
   // kinematics of the unexpanded model (its plugins are not needed for that: an mjData
   // made with nplugin = 0 skips their init; only mj_kinematics runs on it)
   m0->nplugin = 0;
   mjData* made = nullptr;
   std::string error;
-  if (!CallMuJoCo([&] { made = mj_makeData(m0.get()); }, nullptr, &error)) {
+  if (!CallMuJoCo([&] { made = mj_makeData(m0); }, nullptr, &error)) {
     throw ConfigError(std::string(kTetherPlugin) + ": MuJoCo error while laying out the tether: " + error);
   }
-  std::unique_ptr<mjData, DataDeleter> d0(made);
-  if (!d0) throw ConfigError(std::string(kTetherPlugin) + ": could not lay out the tether");
-  const mjModel* m = m0.get();
-  mjData* d = d0.get();
-  Vec3 down(m->opt.gravity[0], m->opt.gravity[1], m->opt.gravity[2]);
-  down = down.norm() > 0 ? Vec3(down.normalized()) : Vec3(-Vec3::UnitZ());
+  x->d0_.reset(made);
+  if (!x->d0_) throw ConfigError(std::string(kTetherPlugin) + ": could not lay out the tether");
+  Vec3 down(m0->opt.gravity[0], m0->opt.gravity[1], m0->opt.gravity[2]);
+  x->down_ = down.norm() > 0 ? Vec3(down.normalized()) : Vec3(-Vec3::UnitZ());
+  return x;
+}
 
-  // world pose of the anchor point and of the site in the current d
-  auto place = [&](size_t i, Vec3* anchor, Quat* anchor_quat, Vec3* site) {
-    const tether::Config& c = configs[i];
-    const int ab = anchor_ids[i];
-    *anchor_quat = WorldQuat(d, ab);
-    *anchor = Vec3(d->xpos[3 * ab], d->xpos[3 * ab + 1], d->xpos[3 * ab + 2]) +
-              *anchor_quat * c.anchor_point;
-    if (site_ids[i] >= 0) {
-      const int s = site_ids[i];
-      *site = Vec3(d->site_xpos[3 * s], d->site_xpos[3 * s + 1], d->site_xpos[3 * s + 2]);
+// Tether i's segment bodies laid out at qpos0, their joints (or free joints and connects),
+// the end site and the connect at the vehicle
+void TetherExpansion::AddTether(mjSpec* spec, size_t i) const {
+  const tether::Config& c = configs_[i];
+  Quat anchor_quat;
+  Vec3 anchor;
+  const Layout layout = LayOutNow(i, "at qpos0", &anchor_quat, &anchor);
+  const double l = c.segment_length();
+  mjsBody* world = mjs_findBody(spec, "world");
+  mjsBody* anchor_body = c.anchor_body.empty() ? world : mjs_findBody(spec, c.anchor_body.c_str());
+  if (!anchor_body) {
+    throw ConfigError(std::string(kTetherPlugin) + " instance '" + c.name +
+                      "': key 'anchor_body' = '" + c.anchor_body + "': body not found in the spec");
+  }
+  mjsBody* parent = anchor_body;
+  Quat parent_quat = anchor_quat;
+  Vec3 start = anchor;  // world position of segment k's start (maximal)
+  for (int k = 0; k < c.segments; ++k) {
+    const Quat& world_quat = layout.orientation[static_cast<size_t>(k)];
+    parent = AddSegment(spec, c, k, parent, parent_quat, world_quat, start);
+    parent_quat = world_quat;
+    start += l * (world_quat * Vec3::UnitX());
+  }
+  mjsSite* end = mjs_addSite(parent, nullptr);
+  mjs_setName(end->element, (c.name + "_end").c_str());
+  end->pos[0] = l; end->pos[1] = 0; end->pos[2] = 0;
+  end->size[0] = 0.5 * c.diameter;
+  end->group = 2;
+  if (!c.site.empty()) AddConnect(spec, m()->opt.timestep, c.name + "_connect", mjOBJ_SITE, c.name + "_end", c.site);
+}
+
+// Segment k: reduced, a child of the previous segment (the anchor body for the first),
+// placed in its frame, with a ball joint (and a slide joint when axially elastic);
+// maximal, a free body in the world at its world pose, connected to the previous one.
+// Returns its body.
+mjsBody* TetherExpansion::AddSegment(mjSpec* spec, const tether::Config& c, int k, mjsBody* parent,
+                                     const Quat& parent_quat, const Quat& world_quat, const Vec3& start) const {
+  const double l = c.segment_length();
+  const double area = 0.25 * M_PI * c.diameter * c.diameter;
+  const double mass = (c.mass_per_metre + c.added_mass_coefficient * c.fluid_density * area) * l;
+  const double transverse = mass * l * l / 12;
+  // a thin rod's own-axis inertia m r^2 / 2 is tiny and nothing twists a segment (all
+  // its forces act on its axis): floored at 1e-3 of the transverse one for conditioning
+  const double axial = std::max(0.5 * mass * 0.25 * c.diameter * c.diameter, 1e-3 * transverse);
+  const bool maximal = c.coordinates == tether::Coordinates::kMaximal;
+  mjsBody* body = mjs_addBody(maximal ? mjs_findBody(spec, "world") : parent, nullptr);
+  const std::string name = SegmentName(c, k);
+  mjs_setName(body->element, name.c_str());
+  const Vec3 pos = maximal ? start : (k == 0 ? c.anchor_point : Vec3(l, 0, 0));
+  const Quat q = maximal ? world_quat : (parent_quat.conjugate() * world_quat).normalized();
+  for (int j = 0; j < 3; ++j) body->pos[j] = pos[j];
+  body->quat[0] = q.w(); body->quat[1] = q.x(); body->quat[2] = q.y(); body->quat[3] = q.z();
+  body->explicitinertial = 1;
+  body->mass = mass;
+  body->ipos[0] = 0.5 * l; body->ipos[1] = 0; body->ipos[2] = 0;
+  body->iquat[0] = 1; body->iquat[1] = body->iquat[2] = body->iquat[3] = 0;
+  body->inertia[0] = axial; body->inertia[1] = transverse; body->inertia[2] = transverse;
+  if (maximal) {
+    mjsJoint* free = mjs_addJoint(body, nullptr);
+    free->type = mjJNT_FREE;
+    mjs_setName(free->element, (c.name + "_free" + std::to_string(k)).c_str());
+    // joined to the previous segment's end (or the anchor point) at its start; MuJoCo
+    // computes body2's point from this layout
+    AddConnect(spec, m()->opt.timestep, c.name + "_link" + std::to_string(k), mjOBJ_BODY, name,
+               k == 0 ? (c.anchor_body.empty() ? "world" : c.anchor_body) : SegmentName(c, k - 1));
+  } else {
+    mjsJoint* ball = mjs_addJoint(body, nullptr);
+    ball->type = mjJNT_BALL;
+    ball->damping[0] = c.bending_damping;
+    mjs_setName(ball->element, (c.name + "_ball" + std::to_string(k)).c_str());
+    if (c.axial_stiffness > 0) {
+      mjsJoint* slide = mjs_addJoint(body, nullptr);
+      slide->type = mjJNT_SLIDE;
+      slide->axis[0] = 1; slide->axis[1] = 0; slide->axis[2] = 0;
+      slide->stiffness[0] = c.axial_stiffness / l;
+      mjs_setName(slide->element, (c.name + "_axial" + std::to_string(k)).c_str());
     }
-  };
+  }
+  mjsGeom* geom = mjs_addGeom(body, nullptr);
+  geom->type = mjGEOM_CAPSULE;
+  geom->fromto[0] = 0; geom->fromto[1] = 0; geom->fromto[2] = 0;
+  geom->fromto[3] = l; geom->fromto[4] = 0; geom->fromto[5] = 0;
+  geom->size[0] = 0.5 * c.diameter;
+  geom->contype = 0;
+  geom->conaffinity = 0;
+  geom->group = 1;
+  geom->mass = 0;
+  geom->density = 0;
+  geom->rgba[0] = 0.95f; geom->rgba[1] = 0.75f; geom->rgba[2] = 0.1f; geom->rgba[3] = 1;
+  return body;
+}
 
-  // tether i's layout between its anchor and its site in the current d ("where" for errors)
-  auto lay_out = [&](size_t i, const std::string& where, Quat* anchor_quat, Vec3* anchor_out = nullptr) {
-    Vec3 anchor, site;
-    place(i, &anchor, anchor_quat, &site);
-    if (anchor_out) *anchor_out = anchor;
-    return LayOut(configs[i], anchor, configs[i].site.empty() ? nullptr : &site, down, where);
-  };
+// Keyframes with maximal coordinates only need no second compile: the segments are the
+// world's last children, so MuJoCo's depth-first order puts their free joints after every
+// joint of the model, tether by tether, segment by segment: qpos gains (position,
+// quaternion) per segment and qvel six zeros.
+void TetherExpansion::SetKeyframesMaximal(mjSpec* spec) const {
+  size_t index = 0;
+  for (mjsElement* e = mjs_firstElement(spec, mjOBJ_KEY); e; e = mjs_nextElement(spec, e), ++index) {
+    mjsKey* key = mjs_asKey(e);
+    int nq = 0, nv = 0;
+    const double* qpos_data = mjs_getDouble(key->qpos, &nq);
+    const double* qvel_data = mjs_getDouble(key->qvel, &nv);
+    const std::string where = KeyframeWhere(index, key);
+    if (nq > 0 && nq != m()->nq) {
+      throw ConfigError(where + ": qpos has " + std::to_string(nq) +
+                        " values, the model (before the tether is added) has " + std::to_string(m()->nq));
+    }
+    if (nq == m()->nq && nq > 0) {
+      std::vector<double> qpos(qpos_data, qpos_data + nq);
+      mju_copy(d()->qpos, qpos_data, static_cast<int>(m()->nq));
+      mj_kinematics(m(), d());
+      for (size_t i = 0; i < configs_.size(); ++i) {
+        Quat anchor_quat;
+        Vec3 start;
+        const Layout layout = LayOutNow(i, where, &anchor_quat, &start);
+        for (const Quat& q : layout.orientation) {
+          qpos.insert(qpos.end(), {start.x(), start.y(), start.z(), q.w(), q.x(), q.y(), q.z()});
+          start += configs_[i].segment_length() * (q * Vec3::UnitX());
+        }
+      }
+      mjs_setDouble(key->qpos, qpos.data(), static_cast<int>(qpos.size()));
+    }
+    if (nv == m()->nv && nv > 0) {
+      std::vector<double> qvel(qvel_data, qvel_data + nv);
+      for (const tether::Config& c : configs_) qvel.resize(qvel.size() + 6 * static_cast<size_t>(c.segments), 0.0);
+      mjs_setDouble(key->qvel, qvel.data(), static_cast<int>(qvel.size()));
+    }
+  }
+}
 
-  mj_resetData(m, d);
-  mj_kinematics(m, d);
-  for (size_t i = 0; i < configs.size(); ++i) {
-    const tether::Config& c = configs[i];
+// The tethers' joint values in the expanded model m1's qpos for the vehicle pose now in d
+void TetherExpansion::TetherQpos(const mjModel* m1, const std::string& where, std::vector<double>* qpos) const {
+  for (size_t i = 0; i < configs_.size(); ++i) {
+    const tether::Config& c = configs_[i];
     Quat anchor_quat;
-    Vec3 anchor;
-    const Layout layout = lay_out(i, "at qpos0", &anchor_quat, &anchor);
-    const double l = c.segment_length();
-    const double area = 0.25 * M_PI * c.diameter * c.diameter;
-    const double mass = (c.mass_per_metre + c.added_mass_coefficient * c.fluid_density * area) * l;
-    const double transverse = mass * l * l / 12;
-    // a thin rod's own-axis inertia m r^2 / 2 is tiny and nothing twists a segment (all
-    // its forces act on its axis): floored at 1e-3 of the transverse one for conditioning
-    const double axial = std::max(0.5 * mass * 0.25 * c.diameter * c.diameter, 1e-3 * transverse);
-    const bool maximal = c.coordinates == tether::Coordinates::kMaximal;
-
-    mjsBody* world = mjs_findBody(spec, "world");
-    mjsBody* anchor_body = c.anchor_body.empty() ? world : mjs_findBody(spec, c.anchor_body.c_str());
-    if (!anchor_body) {
-      throw ConfigError(std::string(kTetherPlugin) + " instance '" + c.name +
-                        "': key 'anchor_body' = '" + c.anchor_body + "': body not found in the spec");
-    }
-    // a stiff connect: the time constant and impedance of the one at the vehicle
-    auto add_connect = [&](const std::string& name, mjtObj type, const std::string& name1,
-                           const std::string& name2) {
-      mjsEquality* eq = mjs_addEquality(spec, nullptr);
-      mjs_setName(eq->element, name.c_str());
-      eq->type = mjEQ_CONNECT;
-      eq->objtype = type;
-      SetString(eq->name1, name1);
-      SetString(eq->name2, name2);
-      eq->active = 1;
-      for (int j = 0; j < 3; ++j) eq->data[j] = 0;  // body1's origin (a segment's start)
-      eq->solref[0] = 2 * m->opt.timestep;
-      eq->solref[1] = 1;
-      for (int j = 0; j < mjNIMP; ++j) eq->solimp[j] = kConnectImpedance[j];
-    };
-    mjsBody* parent = anchor_body;
+    Vec3 start;
+    const Layout layout = LayOutNow(i, where, &anchor_quat, &start);
     Quat parent_quat = anchor_quat;
-    Vec3 start = anchor;  // world position of segment k's start (maximal)
     for (int k = 0; k < c.segments; ++k) {
-      const Quat& world_quat = layout.orientation[static_cast<size_t>(k)];
-      // reduced: a child of the previous segment (the anchor body for the first), placed
-      // in its frame; maximal: a free body in the world, placed in world coordinates
-      mjsBody* body = mjs_addBody(maximal ? world : parent, nullptr);
-      const std::string name = c.name + "_seg" + std::to_string(k);
-      mjs_setName(body->element, name.c_str());
-      const Vec3 pos = maximal ? start : (k == 0 ? c.anchor_point : Vec3(l, 0, 0));
-      const Quat q = maximal ? world_quat : (parent_quat.conjugate() * world_quat).normalized();
-      for (int j = 0; j < 3; ++j) body->pos[j] = pos[j];
-      body->quat[0] = q.w(); body->quat[1] = q.x(); body->quat[2] = q.y(); body->quat[3] = q.z();
-      body->explicitinertial = 1;
-      body->mass = mass;
-      body->ipos[0] = 0.5 * l; body->ipos[1] = 0; body->ipos[2] = 0;
-      body->iquat[0] = 1; body->iquat[1] = body->iquat[2] = body->iquat[3] = 0;
-      body->inertia[0] = axial; body->inertia[1] = transverse; body->inertia[2] = transverse;
-      if (maximal) {
-        mjsJoint* free = mjs_addJoint(body, nullptr);
-        free->type = mjJNT_FREE;
-        mjs_setName(free->element, (c.name + "_free" + std::to_string(k)).c_str());
-        // joined to the previous segment's end (or the anchor point) at its start; MuJoCo
-        // computes body2's point from this layout
-        add_connect(c.name + "_link" + std::to_string(k), mjOBJ_BODY, name,
-                    k == 0 ? (c.anchor_body.empty() ? "world" : c.anchor_body)
-                           : c.name + "_seg" + std::to_string(k - 1));
+      const int b = mj_name2id(m1, mjOBJ_BODY, SegmentName(c, k).c_str());
+      const Quat& world = layout.orientation[static_cast<size_t>(k)];
+      auto adr = static_cast<size_t>(m1->jnt_qposadr[m1->body_jntadr[b]]);
+      Quat joint = world;  // maximal: the free joint's world pose
+      if (c.coordinates == tether::Coordinates::kMaximal) {
+        for (int j = 0; j < 3; ++j) (*qpos)[adr++] = start[j];
       } else {
-        mjsJoint* ball = mjs_addJoint(body, nullptr);
-        ball->type = mjJNT_BALL;
-        ball->damping[0] = c.bending_damping;
-        mjs_setName(ball->element, (c.name + "_ball" + std::to_string(k)).c_str());
-        if (c.axial_stiffness > 0) {
-          mjsJoint* slide = mjs_addJoint(body, nullptr);
-          slide->type = mjJNT_SLIDE;
-          slide->axis[0] = 1; slide->axis[1] = 0; slide->axis[2] = 0;
-          slide->stiffness[0] = c.axial_stiffness / l;
-          mjs_setName(slide->element, (c.name + "_axial" + std::to_string(k)).c_str());
-        }
+        const Quat body_quat(m1->body_quat[4 * b], m1->body_quat[4 * b + 1], m1->body_quat[4 * b + 2],
+                             m1->body_quat[4 * b + 3]);
+        joint = ((parent_quat * body_quat).conjugate() * world).normalized();
       }
-      mjsGeom* geom = mjs_addGeom(body, nullptr);
-      geom->type = mjGEOM_CAPSULE;
-      geom->fromto[0] = 0; geom->fromto[1] = 0; geom->fromto[2] = 0;
-      geom->fromto[3] = l; geom->fromto[4] = 0; geom->fromto[5] = 0;
-      geom->size[0] = 0.5 * c.diameter;
-      geom->contype = 0;
-      geom->conaffinity = 0;
-      geom->group = 1;
-      geom->mass = 0;
-      geom->density = 0;
-      geom->rgba[0] = 0.95f; geom->rgba[1] = 0.75f; geom->rgba[2] = 0.1f; geom->rgba[3] = 1;
-      parent = body;
-      parent_quat = world_quat;
-      start += l * (world_quat * Vec3::UnitX());
+      (*qpos)[adr] = joint.w();
+      (*qpos)[adr + 1] = joint.x();
+      (*qpos)[adr + 2] = joint.y();
+      (*qpos)[adr + 3] = joint.z();
+      parent_quat = world;
+      start += c.segment_length() * (world * Vec3::UnitX());
     }
-    mjsSite* end = mjs_addSite(parent, nullptr);
-    mjs_setName(end->element, (c.name + "_end").c_str());
-    end->pos[0] = l; end->pos[1] = 0; end->pos[2] = 0;
-    end->size[0] = 0.5 * c.diameter;
-    end->group = 2;
-    if (!c.site.empty()) add_connect(c.name + "_connect", mjOBJ_SITE, c.name + "_end", c.site);
   }
+}
 
-  // keyframes: the tether's joint values for each keyframe's own vehicle pose.
-  //
-  // With maximal coordinates only, no second compile is needed: the segments are the
-  // world's last children, so MuJoCo's depth-first order puts their free joints after
-  // every joint of the model, tether by tether, segment by segment: qpos gains
-  // (position, quaternion) per segment and qvel six zeros.
-  bool all_maximal = true;
-  for (const tether::Config& c : configs) all_maximal &= c.coordinates == tether::Coordinates::kMaximal;
-  if (all_maximal) {
-    int index = 0;
-    for (mjsElement* e = mjs_firstElement(spec, mjOBJ_KEY); e; e = mjs_nextElement(spec, e), ++index) {
-      mjsKey* key = mjs_asKey(e);
-      int nq = 0, nv = 0;
-      const double* qpos_data = mjs_getDouble(key->qpos, &nq);
-      const double* qvel_data = mjs_getDouble(key->qvel, &nv);
-      const std::string where =
-          "in keyframe " + std::to_string(index) +
-          (mjs_getString(mjs_getName(key->element))[0]
-               ? " '" + std::string(mjs_getString(mjs_getName(key->element))) + "'" : "");
-      if (nq > 0 && nq != m->nq) {
-        throw ConfigError(where + ": qpos has " + std::to_string(nq) +
-                          " values, the model (before the tether is added) has " + std::to_string(m->nq));
-      }
-      if (nq == m->nq && nq > 0) {
-        std::vector<double> qpos(qpos_data, qpos_data + nq);
-        mju_copy(d->qpos, qpos_data, static_cast<int>(m->nq));
-        mj_kinematics(m, d);
-        for (size_t i = 0; i < configs.size(); ++i) {
-          Quat anchor_quat;
-          Vec3 start;
-          const Layout layout = lay_out(i, where, &anchor_quat, &start);
-          for (const Quat& q : layout.orientation) {
-            qpos.insert(qpos.end(), {start.x(), start.y(), start.z(), q.w(), q.x(), q.y(), q.z()});
-            start += configs[i].segment_length() * (q * Vec3::UnitX());
-          }
-        }
-        mjs_setDouble(key->qpos, qpos.data(), static_cast<int>(qpos.size()));
-      }
-      if (nv == m->nv && nv > 0) {
-        std::vector<double> qvel(qvel_data, qvel_data + nv);
-        for (const tether::Config& c : configs) qvel.resize(qvel.size() + 6 * static_cast<size_t>(c.segments), 0.0);
-        mjs_setDouble(key->qvel, qvel.data(), static_cast<int>(qvel.size()));
-      }
-    }
-    return;
-  }
-
-  // Otherwise the expanded model is compiled with the keyframes' qpos/qvel set aside, to
-  // learn where its joints are; old joints keep their order.
+// Otherwise the expanded model is compiled with the keyframes' qpos/qvel set aside, to
+// learn where its joints are; old joints keep their order.
+void TetherExpansion::SetKeyframesRecompiled(mjSpec* spec) const {
   struct Saved { mjsKey* key; std::vector<double> qpos, qvel; };
   std::vector<Saved> saved;
   for (mjsElement* e = mjs_firstElement(spec, mjOBJ_KEY); e; e = mjs_nextElement(spec, e)) {
@@ -335,9 +408,9 @@ void ExpandTethers(mjSpec* spec) {
   // old joint j -> new joint: the new joints in order, skipping the tethers' own
   std::vector<int> old_to_new;
   std::vector<bool> is_tether(static_cast<size_t>(m1->njnt), false);
-  for (const tether::Config& c : configs) {
+  for (const tether::Config& c : configs_) {
     for (int k = 0; k < c.segments; ++k) {
-      const int b = mj_name2id(m1.get(), mjOBJ_BODY, (c.name + "_seg" + std::to_string(k)).c_str());
+      const int b = mj_name2id(m1.get(), mjOBJ_BODY, SegmentName(c, k).c_str());
       for (int j = 0; j < m1->body_jntnum[b]; ++j) {
         is_tether[static_cast<size_t>(m1->body_jntadr[b] + j)] = true;
       }
@@ -346,6 +419,7 @@ void ExpandTethers(mjSpec* spec) {
   for (int j = 0; j < m1->njnt; ++j) {
     if (!is_tether[static_cast<size_t>(j)]) old_to_new.push_back(j);
   }
+  const mjModel* m = this->m();
   // copies joint j's coordinates (qpos: free 7, ball 4; qvel: free 6, ball 3; else 1) from
   // the old model's layout to the new one's
   auto copy_joints = [&](const std::vector<double>& from, std::vector<double>* to, bool positions) {
@@ -364,54 +438,32 @@ void ExpandTethers(mjSpec* spec) {
   for (size_t index = 0; index < saved.size(); ++index) {
     Saved& s = saved[index];
     if (s.qpos.empty() && s.qvel.empty()) continue;
-    const std::string where =
-        "in keyframe " + std::to_string(index) +
-        (mjs_getString(mjs_getName(s.key->element))[0]
-             ? " '" + std::string(mjs_getString(mjs_getName(s.key->element))) + "'" : "");
+    const std::string where = KeyframeWhere(index, s.key);
     std::vector<double> qpos(m1->qpos0, m1->qpos0 + m1->nq);
     std::vector<double> qvel(static_cast<size_t>(m1->nv), 0.0);
     if (s.qpos.size() == static_cast<size_t>(m->nq)) {
       copy_joints(s.qpos, &qpos, true);
       // lay the tethers out for this keyframe's vehicle pose
-      mju_copy(d->qpos, s.qpos.data(), static_cast<int>(m->nq));
-      mj_kinematics(m, d);
-      for (size_t i = 0; i < configs.size(); ++i) {
-        const tether::Config& c = configs[i];
-        Quat anchor_quat;
-        Vec3 start;
-        const Layout layout = lay_out(i, where, &anchor_quat, &start);
-        Quat parent_quat = anchor_quat;
-        for (int k = 0; k < c.segments; ++k) {
-          const int b = mj_name2id(m1.get(), mjOBJ_BODY, (c.name + "_seg" + std::to_string(k)).c_str());
-          const Quat& world = layout.orientation[static_cast<size_t>(k)];
-          auto adr = static_cast<size_t>(m1->jnt_qposadr[m1->body_jntadr[b]]);
-          Quat joint = world;  // maximal: the free joint's world pose
-          if (c.coordinates == tether::Coordinates::kMaximal) {
-            for (int j = 0; j < 3; ++j) qpos[adr++] = start[j];
-          } else {
-            const Quat body_quat(m1->body_quat[4 * b], m1->body_quat[4 * b + 1],
-                                 m1->body_quat[4 * b + 2], m1->body_quat[4 * b + 3]);
-            joint = ((parent_quat * body_quat).conjugate() * world).normalized();
-          }
-          qpos[adr] = joint.w();
-          qpos[adr + 1] = joint.x();
-          qpos[adr + 2] = joint.y();
-          qpos[adr + 3] = joint.z();
-          parent_quat = world;
-          start += c.segment_length() * (world * Vec3::UnitX());
-        }
-      }
+      mju_copy(d()->qpos, s.qpos.data(), static_cast<int>(m->nq));
+      mj_kinematics(m, d());
+      TetherQpos(m1.get(), where, &qpos);
     } else if (!s.qpos.empty()) {
       throw ConfigError(where + ": qpos has " + std::to_string(s.qpos.size()) +
-                        " values, the model (before the tether is added) has " +
-                        std::to_string(m->nq));
+                        " values, the model (before the tether is added) has " + std::to_string(m->nq));
     }
-    if (s.qvel.size() == static_cast<size_t>(m->nv)) {
-      copy_joints(s.qvel, &qvel, false);
-    }
+    if (s.qvel.size() == static_cast<size_t>(m->nv)) copy_joints(s.qvel, &qvel, false);
     if (!s.qpos.empty()) mjs_setDouble(s.key->qpos, qpos.data(), static_cast<int>(m1->nq));
     if (!s.qvel.empty()) mjs_setDouble(s.key->qvel, qvel.data(), static_cast<int>(m1->nv));
   }
+}
+
+}  // namespace
+
+void ExpandTethers(mjSpec* spec) {
+  const std::unique_ptr<TetherExpansion> expansion = TetherExpansion::Prepare(spec);
+  if (!expansion) return;
+  expansion->AddBodies(spec);
+  expansion->SetKeyframes(spec);
 }
 
 }  // namespace nereid
