@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -378,6 +379,16 @@ Scenario::MpcFactory& MpcFactorySlot() {
 
 Scenario Scenario::FromFile(const std::string& path) {
   CheckNoNul(path);
+  // a regular file of bounded size: a device (/dev/zero, or a link to it) never ends, and
+  // reading it whole ended in std::bad_alloc, or took all the memory there was
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
+    throw ConfigError(Excerpt(path) + ": not a regular file (a scenario JSON file is expected)");
+  }
+  if (const std::uintmax_t size = std::filesystem::file_size(path, ec); !ec && size > kMaxScenarioBytes) {
+    throw ConfigError(Excerpt(path) + ": the scenario file has " + std::to_string(size) + " bytes; at most " +
+                      std::to_string(kMaxScenarioBytes >> 20) + " MiB");
+  }
   std::ifstream in(path);
   if (!in) throw ConfigError(Excerpt(path) + ": cannot open the scenario file");
   std::stringstream text;

@@ -7,6 +7,7 @@
 #define NEREID_SCENARIO_H_
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -117,6 +118,8 @@ struct Scenario {
   std::optional<Crosscheck> crosscheck;         // nereid crosscheck's keys
 
   // Parses a scenario file / text. Throws ConfigError "<file>: <json path>: <rule> (got ...)".
+  // The file must be a regular file of at most kMaxScenarioBytes.
+  static constexpr std::uintmax_t kMaxScenarioBytes = std::uintmax_t{64} << 20;
   static Scenario FromFile(const std::string& path);
   static Scenario FromString(const std::string& text, const std::string& source,
                              const std::string& base_dir);

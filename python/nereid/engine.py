@@ -13,6 +13,7 @@ added mass in the mass matrix, RK4 with added mass in every stage, UK connection
 `constraints="uk"`. Nothing is copied per step and the GIL is released while stepping.
 """
 import contextlib
+import operator
 import os
 import threading
 from collections import OrderedDict
@@ -112,8 +113,30 @@ def forward(model, data):
 
 
 def reset(model, data, key=None):
-    """Resets `data` to the model's defaults, or to keyframe `key`, and runs forward."""
-    stepper(model, data).reset(-1 if key is None else key)
+    """Resets `data` to the model's defaults (key None or -1), or to keyframe `key`, and runs forward."""
+    key = -1 if key is None else _integer("reset: key", key)
+    if key < -1:
+        raise ValueError(f"reset: key {key}: expected a keyframe index (0 to {model.nkey - 1}), "
+                         "or None for the model's defaults")
+    stepper(model, data).reset(key)
+
+
+def _integer(name, value):
+    """`value` as an int; a float (1.5, nan) or a string is a TypeError naming `name`."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name}: expected an integer, got {value!r}") from None
+
+
+def _real_array(name, value):
+    """`value` as a C-contiguous float64 array; complex numbers, strings and objects (None
+    would become NaN) are a ValueError naming `name` instead of a silent conversion."""
+    import numpy as np
+    a = np.asarray(value)
+    if a.dtype.kind not in "iuf":
+        raise ValueError(f"{name}: expected real numbers, got an array of dtype {a.dtype}")
+    return np.ascontiguousarray(a, dtype=np.float64)
 
 
 def model_path(name):
@@ -159,7 +182,8 @@ def rollout(model, data, initial_state, control=None, *, nstep=None, nthread=1):
     """
     import numpy as np
     s = stepper(model, data)
-    init = np.ascontiguousarray(initial_state, dtype=np.float64)
+    nthread = _integer("rollout: nthread", nthread)
+    init = _real_array("initial_state", initial_state)
     if init.ndim == 1:
         init = init[None, :]
     nroll = init.shape[0]
@@ -168,15 +192,15 @@ def rollout(model, data, initial_state, control=None, *, nstep=None, nthread=1):
             raise ValueError("rollout: give control, or nstep for a model without actuators")
         if model.nu > 0:
             raise ValueError(f"rollout: the model has {model.nu} actuators: control is required")
-        ctrl = np.zeros((nroll, int(nstep), 0))
+        ctrl = np.zeros((nroll, _integer("rollout: nstep", nstep), 0))
     else:
-        ctrl = np.asarray(control, dtype=np.float64)
+        ctrl = _real_array("control", control)
         if ctrl.ndim == 2:
             ctrl = np.broadcast_to(ctrl, (nroll,) + ctrl.shape)
         if ctrl.ndim != 3:
             raise ValueError(f"control: expected shape (nroll, nstep, nu) or (nstep, nu), got {ctrl.shape}")
-        if nstep is not None and int(nstep) != ctrl.shape[1]:
+        if nstep is not None and _integer("rollout: nstep", nstep) != ctrl.shape[1]:
             raise ValueError(f"nstep {nstep} does not match control's {ctrl.shape[1]} steps")
         ctrl = np.ascontiguousarray(ctrl)
-    return _nereid._rollout(model, init, ctrl, ctrl.shape[1], int(nthread), engine=s.engine,
+    return _nereid._rollout(model, init, ctrl, ctrl.shape[1], nthread, engine=s.engine,
                             constraints=s.constraints)

@@ -32,6 +32,21 @@ struct Usage {
 // --help or -h: the program prints its usage text and exits 0.
 struct Help {};
 
+// `text` with each word (a run without blanks) longer than 80 characters cut (Excerpt):
+// CLI11's messages quote what was given (a choice, a path), and a huge argument must not
+// make a huge message.
+inline std::string CutLongWords(std::string_view text) {
+  std::string out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find_first_of(" \t\n", start), text.size());
+    out += Excerpt(text.substr(start, end - start));
+    if (end < text.size()) out += text[end];
+    start = end + 1;
+  }
+  return out;
+}
+
 // One command's options. Add them to app(), then Parse. For --help the program prints its
 // own usage text (Parse throws Help), the usage documented in README.md.
 class Parser {
@@ -50,7 +65,7 @@ class Parser {
     } catch (const CLI::CallForHelp&) {
       throw Help{};
     } catch (const CLI::ParseError& e) {
-      throw Usage{e.what()};
+      throw Usage{CutLongWords(e.what())};
     }
   }
 
@@ -68,7 +83,7 @@ CLI::Option* AddChoice(CLI::App& app, const std::string& flag, const std::array<
       [=](const std::string& text) {
         T value{};
         if (!ParseName(names, text, &value)) {
-          throw CLI::ValidationError(flag, "expects " + NameChoices(names, 0) + ", got '" + text + "'");
+          throw CLI::ValidationError(flag, "expects " + NameChoices(names, 0) + ", got '" + Excerpt(text) + "'");
         }
         set(value);
       },

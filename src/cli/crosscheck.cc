@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -18,6 +17,7 @@
 #include "cli/crosscheck_parts.h"
 #include "cli/python.h"
 #include "nereid/error.h"
+#include "nereid/output.h"
 #include "nereid/scenario.h"
 #include "nereid/simulation.h"
 #include "uk/constraint_set.h"
@@ -69,21 +69,21 @@ int Crosscheck(const std::vector<std::string>& args) {
   if (std::find(s.crosscheck->methods.begin(), s.crosscheck->methods.end(), CrosscheckMethod::kMerged) !=
       s.crosscheck->methods.end()) {
     c.merged_xml = uk::MergedModelXml(s.model, c.original, &c.merge_refused);
-    if (const char* dump = std::getenv("NEREID_CROSSCHECK_DUMP_MERGED")) std::ofstream(dump) << c.merged_xml;
+    if (const char* dump = std::getenv("NEREID_CROSSCHECK_DUMP_MERGED")) WriteOutputFile(dump, c.merged_xml);
   }
+  // the output folder is made before the runs, so that one that cannot be made fails at once
+  std::error_code dir_error;
+  fs::create_directories(out, dir_error);
+  if (dir_error) throw OutputError(out + ": cannot create the output folder: " + dir_error.message());
   std::fprintf(stderr, "crosscheck %s: %zu connection(s), %g s\n", input.c_str(), c.welds.size(),
                s.duration.value_or(10.0));
   std::map<CrosscheckMethod, RunResult> results;
   for (CrosscheckMethod method : s.crosscheck->methods) results[method] = RunOne(c, method);
-  fs::create_directories(out);
   const json report = Report(c, input, results, names);
   for (const auto& [method, r] : results) {
     if (r.ran) WriteCsv((fs::path(out) / (std::string(Scenario::Crosscheck::Name(method)) + ".csv")).string(), r, names);
   }
-  {
-    std::ofstream f(fs::path(out) / "report.json");
-    f << report.dump(2) << "\n";
-  }
+  WriteOutputFile((fs::path(out) / "report.json").string(), report.dump(2) + "\n");
   std::printf("wrote %s\n", (fs::path(out) / "report.json").c_str());
   PrintSummary(report, results);
   if (plots) {

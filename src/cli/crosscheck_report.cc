@@ -4,9 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
+#include <ostream>
 
 #include "cli/crosscheck_parts.h"
+#include "nereid/output.h"
 
 namespace nereid::cli {
 namespace {
@@ -52,7 +53,8 @@ json Summary(const RunResult& r, const std::vector<std::string>& names, const Ru
 }  // namespace
 
 void WriteCsv(const std::string& file, const RunResult& r, const std::vector<std::string>& names) {
-  std::ofstream f(file);
+  OutputFile out(file);  // a temporary beside it, every write checked, renamed (throws OutputError)
+  std::ostream& f = out.stream();
   f << "t,com_x,com_y,com_z";
   if (r.method != CrosscheckMethod::kMerged) {
     for (const std::string& n : names) {
@@ -73,7 +75,9 @@ void WriteCsv(const std::string& file, const RunResult& r, const std::vector<std
       for (int c = 0; c < 3; ++c) put(x.torque[k][c]);
     }
     f << "\n";
+    out.Check();  // a full disk stops the write at once
   }
+  out.Commit();
 }
 
 

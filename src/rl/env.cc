@@ -59,7 +59,7 @@ const TaskSpec& FindTask(const std::string& id) {
     if (spec.id == id) return spec;
     known += (known.empty() ? "" : ", ") + spec.id;
   }
-  throw ConfigError("unknown task '" + id + "'; known tasks: " + known);
+  throw ConfigError("unknown task '" + Excerpt(id) + "'; known tasks: " + known);
 }
 
 Env::Env(const TaskSpec& spec, const std::string& model_dir) : spec_(spec) {
