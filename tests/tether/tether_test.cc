@@ -201,14 +201,17 @@ TEST_CASE("tension at the vehicle grows with the square of the current speed") {
 }
 
 TEST_CASE("steady shape in a uniform current converges as the segments are refined") {
-  // nodes at 1/4, 1/2, 3/4 of the length against the 64-segment solution
+  // nodes at 1/4, 1/2, 3/4 of the length against the 32-segment solution; the lumped chain
+  // converges at second order (each halving of the segments divides the error by about 4:
+  // 0.068, 0.017, 0.0041, 0.00079 m against 64 segments), so three refinements and the
+  // observed order show it
   auto at = [](const tether::Readout& r, int quarter) {
     return r.nodes[static_cast<size_t>(quarter * (r.nodes.size() - 1) / 4)];
   };
   double t = 0;
-  const tether::Readout reference = SteadyCrossFlow(64, 0.5, 0.005, &t);
+  const tether::Readout reference = SteadyCrossFlow(32, 0.5, 0.005, &t);
   double previous = 1e9;
-  for (int n : {4, 8, 16, 32}) {
+  for (int n : {4, 8, 16}) {
     const tether::Readout r = SteadyCrossFlow(n, 0.5, 0.005, &t);
     double error = 0;
     for (int q = 1; q <= 3; ++q) error = std::max(error, (at(r, q) - at(reference, q)).norm());
@@ -218,8 +221,10 @@ TEST_CASE("steady shape in a uniform current converges as the segments are refin
             << " (bow " << at(r, 2).y() << " m, T " << r.vehicle_force.norm() << " N, settled at "
             << t << " s)");
     CHECK(error < previous);
+    // observed order of convergence (against a finite reference it reads a little high)
+    if (n > 4) CHECK(std::log2(previous / error) >= 1.8);
     previous = error;
-    if (n == 32) {
+    if (n == 16) {
       CHECK(error <= 0.02);  // 0.2 % of the length
       CHECK(dT <= 0.01);
     }
