@@ -146,5 +146,27 @@ if command -v ffmpeg >/dev/null 2>&1; then
     grep -qF "nereid-view: error: --record $out/taken.mp4: exists and is not a file" "$out/err.txt"
 fi
 
+# GLFW's and MuJoCo's OpenGL failures are Nereid errors naming what failed (GLFW's text
+# only as a detail): no display; an image the driver cannot hold (llvmpipe cannot hold
+# 16384 x 16384: MuJoCo's "ERROR: Offscreen framebuffer is not complete" and its
+# MUJOCO_LOG.TXT in the working directory, before); a driver that can is fine as well
+env -u DISPLAY "$view" "$model" --headless --frames 1 >"$out/err.txt" 2>&1
+status=$?
+check "no display: exit 1" test "$status" -eq 1
+check "no display: the error says what failed and why, in Nereid's words" grep -qF \
+  "nereid-view: error: cannot initialise GLFW, the window library: the window system failed (is a display there?" \
+  "$out/err.txt"
+mkdir -p "$out/huge_cwd"; rm -f "$out/huge_cwd/MUJOCO_LOG.TXT"
+(cd "$out/huge_cwd" && "${run_x[@]}" "$view" "$model" --headless --frames 1 --width 16384 --height 16384 \
+  --overlay none --no-hud </dev/null) >"$out/err.txt" 2>&1
+status=$?
+if [ "$status" -ne 0 ]; then
+  check "a 16384 x 16384 image the driver cannot hold: exit 1" test "$status" -eq 1
+  check "a 16384 x 16384 image the driver cannot hold: the error names the size" grep -qE \
+    "^nereid-view: error: (cannot make MuJoCo's OpenGL rendering context for a|cannot open a|a) 16384 x 16384" "$out/err.txt"
+fi
+check "a 16384 x 16384 image: no raw MuJoCo ERROR line, no MUJOCO_LOG.TXT" \
+  test ! -e "$out/huge_cwd/MUJOCO_LOG.TXT" -a -z "$(grep '^ERROR' "$out/err.txt")"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

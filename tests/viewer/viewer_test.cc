@@ -12,6 +12,7 @@
 #include <doctest/doctest.h>
 
 #include "control.h"
+#include "glfw_error.h"
 #include "hud.h"
 #include "keys.h"
 #include "nereid/simulation.h"
@@ -354,6 +355,21 @@ TEST_SUITE("viewer_hud") {
 }
 
 TEST_SUITE("viewer_options") {
+  TEST_CASE("GLFW failures are Nereid messages: what failed, what it means, then GLFW's text") {
+    const std::string m = GlfwFailure("cannot open a 640 x 360 OpenGL window", GLFW_PLATFORM_ERROR,
+                                      "X11: The DISPLAY environment variable is missing");
+    CHECK(m == "cannot open a 640 x 360 OpenGL window: the window system failed (is a display there? set "
+               "DISPLAY, or run under xvfb-run -a) (GLFW error 0x00010008: X11: The DISPLAY environment variable "
+               "is missing)");
+    for (int code = GLFW_NOT_INITIALIZED; code <= GLFW_NO_WINDOW_CONTEXT; ++code) {
+      CHECK_MESSAGE(!GlfwErrorMeaning(code).empty(), "GLFW error ", code, " has no meaning");
+    }
+    CHECK(GlfwFailure("x", GLFW_OUT_OF_MEMORY, "") == "x: out of memory (GLFW error 0x00010005)");
+    CHECK(GlfwFailure("x", 0x7fff, "odd") == "x: GLFW failed (GLFW error 0x00007FFF: odd)");
+    CHECK(GlfwFailure("x", 0, "") == "x: GLFW gave no reason");
+  }
+
+
   TEST_CASE("headless flags, overlays and sizes") {
     const ViewerOptions o = ParseOptions({"m.xml", "--headless", "--frames", "5", "--overlay",
                                           "weight", "--overlay", "buoyancy,current", "--width",
