@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs every seed case Nereid reproduces and writes docs/validation.md with its plots.
 
-    nereid validate [--out docs] [--work results/validation]
+    nereid validate [--out docs] [--work results/validation] [--quick [--reference FIGURES]]
     python3 tools/validate.py [--nereid build/nereid] [--out docs] [--work results/validation]
 
 Each case is run with the `nereid` command line (`nereid run`, `nereid crosscheck`); the
@@ -9,6 +9,11 @@ plots go to OUT/validation/*.png and the report to OUT/validation.md. The seeds'
 figures are images that the text extraction dropped, so each case sets Nereid's figure
 beside the seed's published numbers or statements (and, for seed 004, beside the seed's
 own reduced equations integrated as the seed did: tools/seed004_reduced.py).
+
+Every run's numbers (its summary.json and report.json, wall-clock figures left out) go to
+OUT/validation/figures.json. `--quick` repeats the cheap runs of that file (QUICK_RUNS) as
+recorded and compares each number with it: the test suite's check that no reproduced
+number moved, in a fraction of the full run's time.
 """
 import argparse
 import csv
@@ -18,6 +23,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import time
 
 import matplotlib
 
@@ -54,21 +60,77 @@ def load_csv(path):
     return out
 
 
+# Keys of summary.json / report.json that measure the machine, not the physics: left out of
+# the figures that `--quick` compares
+WALL_CLOCK_KEYS = ("solve_time", "wall", "timing", "elapsed", "per_second", "steps_per_s", "real_time", "realtime",
+                   "ns_per", "cost_ratio")
+# Lists longer than this in a result file (series) are not figures
+MAX_FIGURE_LIST = 64
+
+
+def numeric_figures(obj, prefix=""):
+    """Every finite or non-finite number of a result file (summary.json, report.json) as
+    {"a.b[2].c": value}, booleans as 0/1, wall-clock keys left out."""
+    out = {}
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            if any(w in key.lower() for w in WALL_CLOCK_KEYS):
+                continue
+            out.update(numeric_figures(value, f"{prefix}.{key}" if prefix else key))
+    elif isinstance(obj, list) and len(obj) <= MAX_FIGURE_LIST:
+        for i, value in enumerate(obj):
+            out.update(numeric_figures(value, f"{prefix}[{i}]"))
+    elif isinstance(obj, bool):
+        out[prefix] = float(obj)
+    elif isinstance(obj, (int, float)):
+        out[prefix] = float(obj)
+    return out
+
+
 class Runner:
+    """Runs `nereid` commands into WORK/<name> and records, per run, its command and the
+    numbers of its summary.json and report.json (the figures `--quick` compares)."""
+
     def __init__(self, nereid, work):
         self.nereid = str(nereid)
         self.work = pathlib.Path(work)
         self.log = []
+        self.figures = {}
 
     def run(self, name, *args):
         out = self.work / name
         cmd = [self.nereid, *args, "--out", str(out)]
         print("$", " ".join(cmd), flush=True)
+        start = time.monotonic()
         done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
         if done.returncode != 0:
             raise RuntimeError(f"{' '.join(cmd)} failed:\n{done.stdout}\n{done.stderr}")
         self.log.append(" ".join(cmd).replace(str(ROOT) + "/", ""))
+        self.figures[name] = self.record(args, out, time.monotonic() - start)
         return out
+
+    def record(self, args, out, wall_s):
+        """The run's command (a scenario written into WORK kept whole, so the run can be
+        repeated without it) and its figures."""
+        entry = {"command": [], "wall_s": round(wall_s, 1)}
+        for arg in args:
+            path = pathlib.Path(arg)
+            if path.suffix == ".json" and path.is_absolute() and self.work in path.parents:
+                # the source tree's paths as {root}; a scenario naming another generated
+                # file (a model written into WORK) cannot be repeated from this entry
+                text = path.read_text()
+                entry["replayable"] = str(self.work) not in text
+                entry["scenario"] = json.loads(text.replace(str(ROOT), "{root}"))
+                entry["command"].append("{scenario}")
+            else:
+                entry["command"].append(str(arg).replace(str(ROOT) + "/", ""))
+        figures = {}
+        for result in ("summary.json", "report.json"):
+            if (out / result).is_file():
+                for key, value in numeric_figures(json.loads((out / result).read_text())).items():
+                    figures[f"{result[:-5]}.{key}"] = value
+        entry["figures"] = figures
+        return entry
 
 
 def ned_pose(t, vms=None):
@@ -548,8 +610,8 @@ TABLE_6_2 = [
 # the seed averages 3 runs that differ by its ROS timing; Nereid is deterministic, so its 3
 # runs start 1 cm apart around the seed's start (y = 0.1 m, z = -1.9 m, section 6.2)
 STARTS = [(0.1, -1.9), (0.11, -1.91), (0.09, -1.89)]
-# NEREID_VALIDATE_QUICK=1 (the test suite's check of this command): one run per row
-RUNS_PER_ROW = 1 if os.environ.get("NEREID_VALIDATE_QUICK") == "1" else 3
+# runs per row of Table 6.2 (the seed averages three)
+RUNS_PER_ROW = 3
 
 
 def mpc_variant(r, name, horizon, num, cost_thrust, start, extra=None):
@@ -1043,16 +1105,90 @@ Numbers: `docs/validation/seed000_trials.json`.
 """
 
 
+# `--quick` (ctest validate_quick): the runs repeated from the reference figures
+# (docs/validation/figures.json, written by the full run) and compared figure by figure. They
+# are the cheap runs of every seed; the long ones (seed 002's Table 6.2 sweep and the
+# beyond-the-seed runs, seed 003's RK4 run) only run in the full `nereid validate`.
+QUICK_RUNS = [
+    *(f"case_a_l{l}" for l in (1, 2, 3)), *(f"case_a_l{l}_run" for l in (1, 2, 3)),
+    *(f"case_b_xu{xu}" for xu in (5, 10, 15)), *(f"pair_{pwm}" for pwm in (1600, 1700, 1800)),
+    *(f"seed000_trials/pair_{trial}_{variant}" for trial in ("pwm1600", "pwm1700", "pwm1800", "rotational")
+      for variant in ("uk", "weld")),
+    "quay_wall", "seed002_pid_table61", "seed002_mpc_table61", "seed002_table62_run5_0",
+    "uvmms_vehicle_moves", "uvmms_arms_move", "uvmms_arms_move_equal", "uvmms_spiral",
+    "uvmms_spiral_joint1_retuned", "uvmms_spiral_every_step",
+    "rov_two_link_held", "rov_two_link_free", "rov_two_link_appendix_c",
+]
+# The report prints three or four significant digits; a figure moves when it changes beyond
+# this (relative, or absolute for figures near zero)
+QUICK_RTOL, QUICK_ATOL = 1e-6, 1e-12
+
+
+def figure_moved(new, ref):
+    if math.isnan(ref) or math.isnan(new):
+        return not (math.isnan(ref) and math.isnan(new))
+    return abs(new - ref) > QUICK_RTOL * max(abs(new), abs(ref)) + QUICK_ATOL
+
+
+def quick(r, reference, figdir):
+    """Repeats QUICK_RUNS as the reference recorded them and lists every figure that moved;
+    returns the number of moved or missing figures."""
+    import concurrent.futures
+    runs = json.loads(reference.read_text())["runs"]
+    missing = [name for name in QUICK_RUNS if name not in runs or not runs[name].get("replayable", True)]
+    if missing:
+        print(f"{reference}: no repeatable reference for {', '.join(missing)} (regenerate it with the "
+              "full `nereid validate`)", file=sys.stderr)
+        return len(missing)
+
+    def repeat(name):
+        spec = runs[name]
+        args = list(spec["command"])
+        if "scenario" in spec:
+            scenario = r.work / f"{name}.json"
+            scenario.parent.mkdir(parents=True, exist_ok=True)
+            scenario.write_text(json.dumps(spec["scenario"], indent=1).replace("{root}", str(ROOT)))
+            args = [str(scenario) if a == "{scenario}" else a for a in args]
+        return r.run(name, *args)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        list(pool.map(repeat, QUICK_RUNS))
+    moved, compared = [], 0
+    for name in QUICK_RUNS:
+        ref, new = runs[name]["figures"], r.figures[name]["figures"]
+        for key in sorted(set(ref) | set(new)):
+            if key not in new or key not in ref:
+                moved.append(f"{name}: {key} {'missing' if key not in new else 'new'} "
+                             "(regenerate the reference with the full `nereid validate` if intended)")
+                continue
+            compared += 1
+            if figure_moved(new[key], ref[key]):
+                moved.append(f"{name}: {key} = {new[key]!r}, reference {ref[key]!r}")
+    (figdir / "figures_quick.json").write_text(json.dumps(
+        {"reference": str(reference), "rtol": QUICK_RTOL, "atol": QUICK_ATOL,
+         "runs": {name: r.figures[name] for name in QUICK_RUNS}, "moved": moved}, indent=1))
+    print(f"quick validation: {len(QUICK_RUNS)} runs, {compared} figures compared with {reference}, "
+          f"{len(moved)} moved")
+    for line in moved:
+        print("  moved:", line, file=sys.stderr)
+    return len(moved)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--nereid", default=str(ROOT / "build" / "nereid"))
     ap.add_argument("--out", default=str(ROOT / "docs"))
     ap.add_argument("--work", default=str(ROOT / "results" / "validation"))
+    ap.add_argument("--quick", action="store_true",
+                    help="repeat the cheap runs and compare their figures with --reference, no report")
+    ap.add_argument("--reference", default=str(ROOT / "docs" / "validation" / "figures.json"))
     args = ap.parse_args()
     out = pathlib.Path(args.out)
     figdir = out / "validation"
     figdir.mkdir(parents=True, exist_ok=True)
     r = Runner(args.nereid, args.work)
+    if args.quick:
+        return 1 if quick(r, pathlib.Path(args.reference), figdir) else 0
     sections = [seed001_000(r, figdir), seed000_bg_sweep(r, figdir), seed000_trials(r, figdir), seed002(r, figdir), seed002_mpc(r, figdir),
                 seed003(r, figdir), seed004(r, figdir), seed004_appendix_c(r, figdir)]
     commands = "\n".join(r.log)
@@ -1073,7 +1209,12 @@ difference.
 ```
 """
     (out / "validation.md").write_text(report)
-    print("wrote", out / "validation.md")
+    # every run's figures, sorted by name: the reference of `--quick`
+    (figdir / "figures.json").write_text(json.dumps(
+        {"generated_by": "nereid validate (tools/validate.py)",
+         "runs": dict(sorted(r.figures.items()))}, indent=1) + "\n")
+    print("wrote", out / "validation.md", "and", figdir / "figures.json")
+    return 0
 
 
 if __name__ == "__main__":

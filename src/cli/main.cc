@@ -46,7 +46,7 @@ constexpr char kUsage[] =
     "  nereid crosscheck SCENARIO.json [--out DIR] [--no-plots]\n"
     "      Runs a multi-vehicle scenario with UK constraints, MuJoCo welds and as one merged\n"
     "      body; writes DIR/report.json, CSVs and PNG plots (docs/crosscheck.md).\n"
-    "  nereid validate [--out DIR] [--work DIR]\n"
+    "  nereid validate [--out DIR] [--work DIR] [--quick [--reference FIGURES.json]]\n"
     "      Re-runs every seed case and writes DIR/validation.md with its plots (DIR defaults\n"
     "      to the source tree's docs; runs in --work, default results/validation). Needs\n"
     "      python3 with numpy, matplotlib and dtaidistance (PYTHON overrides the interpreter).\n"
@@ -190,10 +190,16 @@ int Bench(const std::vector<std::string>& args) {
 // them (docs/validation.md describes the report).
 int Validate(const std::vector<std::string>& args) {
   const fs::path root = nereid::cli::SourceRoot();
-  std::string out = (root / "docs").string(), work = "results/validation";
+  std::string out = (root / "docs").string(), work = "results/validation", reference;
+  bool quick = false;
   nereid::cli::Parser parser("validate");
   parser.app().add_option("--out", out);
   parser.app().add_option("--work", work);
+  parser.app().add_flag("--quick", quick,
+                        "repeat the cheap runs and compare their figures with the reference (no report)");
+  parser.app()
+      .add_option("--reference", reference, "the figures --quick compares with (default docs/validation/figures.json)")
+      ->check(CLI::ExistingFile);
   parser.Parse(args);
   const char* env_script = std::getenv("NEREID_VALIDATE_SCRIPT");
   const fs::path script = env_script ? fs::path(env_script) : root / "tools" / "validate.py";
@@ -203,9 +209,14 @@ int Validate(const std::vector<std::string>& args) {
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (ec) throw nereid::ConfigError("cannot locate the nereid executable (/proc/self/exe): " + ec.message());
-  const std::string cmd = nereid::cli::PythonCommand(
-      script.string(), {"--nereid", self.string(), "--out", fs::absolute(out).string(), "--work",
-                        fs::absolute(work).string()});
+  std::vector<std::string> script_args = {"--nereid", self.string(), "--out", fs::absolute(out).string(),
+                                          "--work", fs::absolute(work).string()};
+  if (quick) script_args.push_back("--quick");
+  if (!reference.empty()) {
+    script_args.push_back("--reference");
+    script_args.push_back(fs::absolute(reference).string());
+  }
+  const std::string cmd = nereid::cli::PythonCommand(script.string(), script_args);
   // the report's and the work's folders, checked before the long run starts
   for (const auto& [flag, dir] : {std::pair{"--out", out}, std::pair{"--work", work}}) {
     std::error_code dir_error;

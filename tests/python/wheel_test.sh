@@ -35,4 +35,5 @@ env -u NEREID_MODEL_DIR PYTHONPATH="$site" "$site/bin/nereid" run "$site/nereid/
   --duration 0.2 --out "$work/mpc" >/dev/null
 grep -q '"controller"' "$work/mpc/summary.json"
 test -f "$site/nereid/tools/validate.py"
+test -f "$site/nereid/docs/validation/figures.json"  # the reference of `nereid validate --quick`
 echo "console command: run, MPC run and version from the installed package"
