@@ -1,46 +1,59 @@
 #!/usr/bin/env python3
-"""Fuzz harness for `nereid run`: mutated models and scenarios, each run in a fresh directory.
+"""Fuzz harness for the `nereid` command line and the Python API: hostile input, each case in a fresh directory.
 
 Usage:
   tools/fuzz/fuzz.py --nereid build/nereid --source . [--seconds 100] [--seed 0]
                      [--timeout 20] [--work DIR] [--json REPORT.json]
-                     [--keep-failures DIR] [--kinds config,scenario,structure]
-                     [--case N[,N...]] [--jobs N] [--memory-mb 4096] [--output-mb 512]
-                     [--no-shipped] [--list N]
+                     [--keep-failures DIR] [--kinds config,scenario,structure,xml,cli,python]
+                     [--case ID[,ID...]] [--jobs N] [--memory-mb 4096] [--output-mb 512]
+                     [--no-shipped] [--no-coverage] [--python PY] [--python-path DIR]
+                     [--need-python] [--list N]
 
-Every case is one `nereid run INPUT --out DIR --duration 0.2` in a new, empty working
-directory, with stdin closed, a per-case timeout and an address-space limit. Case N of
-seed S is a pure function of (S, N) and the shipped inputs, so `--seed S --case N`
-regenerates and re-runs it. Before the mutants, the shipped models and scenarios run
-unchanged (case ids "shipped-…"; --no-shipped skips them).
+Each case runs in a new, empty working directory, with stdin closed, a per-case timeout,
+an address-space and a file-size limit. First the shipped models and scenarios run
+unchanged (ids "shipped-N"), then the coverage cases (every class of the xml, cli and
+python kinds once: they always run, whatever the budget), then mutants of every kind
+until --seconds. Case ID of seed S is a pure function of (S, ID), the shipped inputs and
+`nereid --help`, so `--seed S --case ID` regenerates and re-runs it (tools/fuzz/README.md).
 
-Mutant kinds (case N has kind N mod 3):
-  config     <config key=… value=…/> of the marine plugins in models/: hostile values
-             (negative, 0, 1e308, 1e400, nan, inf, empty, wrong number counts, text,
-             non-UTF-8 bytes, long strings), dropped, duplicated, unknown, renamed keys,
-             dropped or duplicated instances, a wrong plugin name.
-  scenario   scenarios/**/*.json but crosscheck/ (model path made absolute): other types,
-             hostile numbers (incl. 1e400, NaN, Infinity), deep nesting (63..100000),
-             MB-sized arrays and strings, unknown, missing and duplicated keys, documents
-             that are not objects, truncated or byte-flipped text, a bad model path.
-  structure  models/**/*.xml: elements or attributes deleted or duplicated, attributes
-             given bad values, truncated or byte-flipped files, a small <size memory>,
-             timestep 0 / negative / tiny / nan, bad <option>s, broken keyframes, deep
-             body nesting, bad <include>s.
+Kinds (ids "N" for the first three, case N having kind N mod 3; "xml-N", "cli-N", "py-N"):
+  config     `nereid run` of a model whose <config key=… value=…/> of the marine plugins
+             were given hostile values, dropped, duplicated, renamed, ...
+  scenario   `nereid run` of a mutated scenario (other types, hostile numbers, deep
+             nesting, MB-sized arrays, documents that are not objects, a bad model path).
+  structure  `nereid run` of a model with elements or attributes deleted, duplicated or
+             given bad values, truncated or byte-flipped, bad <option>s, <include>s, ...
+  xml        `nereid run` or `nereid info` of a model with character references and
+             entities written raw into attributes: &#37; &#x25; &#X25; &#0037; (what the
+             XML parser decodes to '%'), other numeric references (&#0;, &#xD800;, huge),
+             named entities, a DOCTYPE with an internal entity, <include> paths spelled
+             with references.
+  cli        every flag of every command in `nereid --help` (run, info, crosscheck,
+             validate, baselines; bench's numbers): numbers nan, inf, -inf, negative, 0,
+             1e300, 2^63, 2^64, text; choices; paths unwritable, under a file, a file for
+             a folder, a folder for a file, missing, /dev/zero, /dev/null, 5000 long; a
+             full disk (the output files links to /dev/full); a NUL in a scenario's path.
+  python     tools/fuzz/pyapi.py: nereid.load, step, forward, reset, rollout, Stepper,
+             the RL environments, with bad paths, arrays (shape, dtype, NaN), numbers,
+             and calls from threads; several operations per process.
 
 Outcomes (one per case):  ok (exit 0); error (exit 1, 2 or 3 with a message: on stderr,
 or for a run that stopped on a diverged state or a MuJoCo error, in summary.json);
-crash (a signal, any other exit status, or exit 1/2/3 with no message); hang (timeout,
-or an output file beyond --output-mb: no end in bounded time or space).
+wrong-ok (exit 0, or no exception, on a known-bad input: a '%' the MJCF parser would
+see, a number or path the class says must be refused); crash (a signal, any other exit
+status, or exit 1/2/3 with no message); hang (timeout, or an output file beyond
+--output-mb: no end in bounded time or space).
 Flags (any case): log-file (MUJOCO_LOG.TXT appeared in the working directory),
 stdout-noise (MuJoCo's own "WARNING:"/"ERROR:" lines from its default log handler, on
-stdout or on stderr: MuJoCo 3.14 writes them to stderr), long-message (the error message
-is longer than 2000 characters).
+stdout or on stderr), long-message (the error message is longer than 2000 characters),
+traceback (a Python traceback from a command), wrote ("wrote ..." on a full disk),
+unnamed (the error does not name the file or path at fault), py-exception (a Python
+call raised where it should not, an unclear exception type or an empty message).
 
-Exit status: 0 when there was no crash, hang, log-file, stdout-noise or long-message;
-1 when there was; 2 for a usage error of this script, or when nereid does not start
-(`nereid version` fails, or the dynamic loader keeps failing: a rebuild in progress).
-Standard library only.
+Exit status: 0 when there was no wrong-ok, crash, hang or flag; 1 when there was; 2 for
+a usage error of this script, or when nereid does not start (`nereid version` fails, or
+the dynamic loader keeps failing: a rebuild in progress), or --need-python and the
+nereid package does not import. Standard library only.
 """
 import argparse
 import copy
@@ -58,10 +71,11 @@ import time
 import xml.etree.ElementTree as ET
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
-KINDS = ("config", "scenario", "structure")
-OUTCOMES = ("ok", "error", "crash", "hang")
-FLAGS = ("log-file", "stdout-noise", "long-message")
-FAILING = {"crash", "hang"} | set(FLAGS)
+MUTANT_KINDS = ("config", "scenario", "structure")  # one numbering: case N has kind N mod 3
+KINDS = MUTANT_KINDS + ("xml", "cli", "python")
+OUTCOMES = ("ok", "error", "wrong-ok", "crash", "hang")
+FLAGS = ("log-file", "stdout-noise", "long-message", "traceback", "wrote", "unnamed", "py-exception")
+FAILING = {"wrong-ok", "crash", "hang"} | set(FLAGS)
 RUN_DURATION = "0.2"
 # scenarios/crosscheck/ holds `nereid crosscheck` inputs (keys `peak`, `record_every`, ...
 # that `nereid run` refuses), not `nereid run` scenarios
@@ -449,6 +463,463 @@ def mutate_structure(rng, text, model_path):
 
 
 # ----------------------------------------------------------------------------------------
+# kind xml: character references and entities in MJCF attributes, written raw
+
+# what MuJoCo's XML parser (tinyxml2) decodes to '%' (issue 34: class="a&#37;n..." aborted
+# the process through a printf format in MuJoCo's parser)
+PERCENT_REFS = ["&#37;", "&#x25;", "&#X25;", "&#0037;", "&#000000037;", "&#x0025;", "&#X000025;"]
+OTHER_REFS = ["&#65;", "&#x41;", "&#0;", "&#x0;", "&#00;", "&#9;", "&#10;", "&#13;", "&#x7F;", "&#xD800;",
+              "&#xDFFF;", "&#xFFFE;", "&#xFEFF;", "&#x10FFFF;", "&#x110000;", "&#1114112;", "&#128512;",
+              "&#99999999999999999999;", "&#-37;", "&#;", "&#x;", "&#x25", "&#37", "&#3 7;", "&#xG;",
+              "&#38;#37;", "&#x26;#x25;", "&#115;", "&#110;"]
+NAMED_REFS = ["&amp;", "&lt;", "&gt;", "&quot;", "&apos;", "&AMP;", "&nbsp;", "&bogus;", "&e;", "&", "&amp;#37;",
+              "&amp;amp;", "&#38;"]
+REF_TEXTS = ["a", "n", "s", "x", "1", "0.5", " ", "visual", "-", "0 0 1"]
+ISSUE_VALUE = "a&#37;n&#37;n&#37;n&#37;s"  # issue 34's class value
+PERCENT_REF_RE = re.compile(r"&#(0*37|[xX]0*25);")
+COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
+ATTR_RE = re.compile(r'(\s)([A-Za-z_:][-\w:.]*)="([^"<]*)"')
+CLASS_ELEMENT_RE = re.compile(r"<(geom|body|site|joint|camera|light|motor|general|mesh|material)\b")
+DECLARATION_RE = re.compile(r"\A(\ufeff?\s*<\?xml[^>]*\?>)?")
+
+
+def percent_in_mjcf(text):
+    """Whether MJCF text holds a '%' outside comments, spelled out or as a character reference
+    the XML parser decodes to '%': input Nereid refuses before MuJoCo parses it
+    (docs/robustness.md), so an exit 0 on it is a wrong success."""
+    t = COMMENT_RE.sub("", text)
+    return "%" in t or PERCENT_REF_RE.search(t) is not None
+
+
+def ref_value(rng):
+    """An attribute value built of character references, entities and plain text (raw XML)."""
+    if rng.random() < 0.1:
+        return ISSUE_VALUE
+    pools = [PERCENT_REFS] * 3 + [OTHER_REFS] * 3 + [NAMED_REFS] * 2 + [REF_TEXTS] * 3
+    return "".join(rng.choice(rng.choice(pools)) for _ in range(rng.randint(1, 8)))
+
+
+def outside_comments(text, matches):
+    spans = [m.span() for m in COMMENT_RE.finditer(text)]
+    return [m for m in matches if not any(a <= m.start() < b for a, b in spans)]
+
+
+def set_raw_attr(text, m, name, value):
+    """Sets attribute `name` of the element whose start tag match `m` begins, raw."""
+    end = text.find(">", m.end())
+    if end < 0:
+        return text
+    tag = text[m.start():end]
+    a = re.search(r'\s' + re.escape(name) + r'="[^"]*"', tag)
+    if a:
+        tag = tag[:a.start()] + f' {name}="{value}"' + tag[a.end():]
+    else:
+        tag = tag[:m.end() - m.start()] + f' {name}="{value}"' + tag[m.end() - m.start():]
+    return text[:m.start()] + tag + text[end:]
+
+
+def mutate_xml(rng, text, model_path):
+    """One character-reference mutation of a model's text; returns (text, description)."""
+    op = rng.choices(["attr", "class", "name", "config", "doctype", "include", "comment"],
+                     [30, 20, 10, 12, 12, 8, 8])[0]
+    if op in ("class", "name"):
+        elements = outside_comments(text, list(CLASS_ELEMENT_RE.finditer(text)))
+        if elements:
+            m = rng.choice(elements)
+            value = ref_value(rng)
+            return set_raw_attr(text, m, op, value), f"<{m.group(1)}> {op}={value}"
+        op = "attr"
+    if op == "config":
+        configs = list(CONFIG_RE.finditer(text))
+        if configs:
+            m = rng.choice(configs)
+            value = ref_value(rng) if rng.random() < 0.7 else m.group(4) + rng.choice(PERCENT_REFS + OTHER_REFS)
+            new = f'<config{m.group(1)}key="{m.group(2)}"{m.group(3)}value="{value}"{m.group(5)}/>'
+            return text[:m.start()] + new + text[m.end():], f"config {m.group(2)}={value}"
+        op = "attr"
+    if op == "doctype":
+        value = rng.choice([ref_value(rng), "%n", "&#37;n", "abc", "&e;", "x" * 100_000])
+        decl = rng.choice([f'<!DOCTYPE mujoco [<!ENTITY e "{value}">]>',
+                           f'<!DOCTYPE mujoco [<!ENTITY e "{value}"><!ENTITY f "&e;&e;&e;&e;&e;&e;&e;&e;">]>',
+                           '<!DOCTYPE mujoco [<!ENTITY e SYSTEM "/etc/passwd">]>',
+                           '<!DOCTYPE mujoco SYSTEM "file:///etc/passwd">', "<!DOCTYPE mujoco>"])
+        at = DECLARATION_RE.match(text).end()
+        text = text[:at] + decl + text[at:]
+        attrs_ = outside_comments(text, [a for a in ATTR_RE.finditer(text) if a.start() > at + len(decl)])
+        desc = f"{short(decl, 80)}"
+        if attrs_:
+            a = rng.choice(attrs_)
+            use = rng.choice(["&e;", "&f;", a.group(3) + "&e;"])
+            text = text[:a.start(3)] + use + text[a.end(3):]
+            desc += f"; {a.group(2)}={use}"
+        return text, desc
+    if op == "include":
+        folder = os.path.dirname(model_path)
+        target = rng.choice([model_path.replace("/", "&#47;"), model_path + "&#0;.bak",
+                             model_path[:-4] + "&#0;" + model_path[-4:], "&#47;dev&#47;null",
+                             folder + "/&#x25;n.xml", folder + "&#0;", "&#0;", "/nonexistent&#10;.xml"])
+        m = re.search(r"<mujoco\b[^>]*>", text)
+        if m:
+            return text[:m.end()] + f'<include file="{target}"/>' + text[m.end():], f"<include file={target}>"
+        op = "attr"
+    if op == "comment":
+        value = ref_value(rng)
+        m = re.search(r"<mujoco\b[^>]*>", text)
+        at = m.end() if m else 0
+        return text[:at] + f"<!-- {value} -->" + text[at:], f"comment <!-- {value} -->"
+    attrs_ = outside_comments(text, list(ATTR_RE.finditer(text)))
+    if not attrs_:
+        return text + ISSUE_VALUE, "text after the document"
+    a = rng.choice(attrs_)
+    value = ref_value(rng)
+    if rng.random() < 0.3:  # inside the old value
+        at = rng.randint(0, len(a.group(3)))
+        value = a.group(3)[:at] + value + a.group(3)[at:]
+    return text[:a.start(3)] + value + text[a.end(3):], f"{a.group(2)}={value}"
+
+
+def xml_coverage(models, source):
+    """The xml kind's fixed cases: (origin, text, description, command): every spelling of
+    '%' through run and info, then one of each other class of reference."""
+    origin = "models/bluerov2_heavy/bluerov2_heavy.xml"
+    text = dict(models).get(origin) or models[0][1]
+    origin = origin if origin in dict(models) else models[0][0]
+    path = os.path.join(source, origin)
+    geom = outside_comments(text, [m for m in CLASS_ELEMENT_RE.finditer(text) if m.group(1) == "geom"])
+    first = geom[0] if geom else outside_comments(text, list(CLASS_ELEMENT_RE.finditer(text)))[0]
+    out = []
+    for command in ("run", "info"):
+        for spelling in PERCENT_REFS + ["%"]:
+            value = f"a{spelling}n{spelling}n{spelling}n{spelling}s"
+            out.append((origin, set_raw_attr(text, first, "class", value), f"<geom> class={value}", command))
+    for value in ["&#0;", "a&#0;b", "&#xD800;", "&#x110000;", "&#99999999999999999999;", "&amp;&lt;&gt;&quot;&apos;",
+                  "&bogus;", "&#38;#37;n", "&amp;#37;n", "&#115;&#110;"]:
+        out.append((origin, set_raw_attr(text, first, "name", value), f"<geom> name={value}", "run"))
+    at = DECLARATION_RE.match(text).end()
+    m = re.search(r"<mujoco\b[^>]*>", text)
+    for decl, use in [('<!DOCTYPE mujoco [<!ENTITY e "&#37;n">]>', "&e;"),
+                      ('<!DOCTYPE mujoco [<!ENTITY e "abc">]>', "&e;"),
+                      ('<!DOCTYPE mujoco [<!ENTITY e SYSTEM "/etc/passwd">]>', "&e;")]:
+        t = set_raw_attr(text, first, "name", use)
+        out.append((origin, t[:at] + decl + t[at:], f"{decl} and <geom> name={use}", "run"))
+    for target in [path + "&#0;.bak", "&#47;dev&#47;null", path.replace("/", "&#47;")]:
+        out.append((origin, text[:m.end()] + f'<include file="{target}"/>' + text[m.end():],
+                    f"<include file={target}>", "run"))
+    out.append((origin, text[:m.end()] + f"<!-- {ISSUE_VALUE} -->" + text[m.end():], f"comment <!-- {ISSUE_VALUE} -->",
+                "run"))
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# kind cli: every flag of every subcommand (from `nereid --help`) given hostile values
+
+# value classes of a number flag: (class, text); all are refused by every number flag of
+# `nereid` (zero is fine for --seed)
+NUMBER_CLASSES = [("nan", "nan"), ("inf", "inf"), ("-inf", "-inf"), ("negative", "-1"), ("zero", "0"),
+                  ("huge", "1e300"), ("2^63", "9223372036854775808"), ("2^64", "18446744073709551616"),
+                  ("non-number", "abc")]
+ZERO_IS_FINE = {("baselines", "--seed")}
+# more texts for the random cases: (text, known bad?) (None: either)
+MORE_NUMBERS = [("NaN", True), ("-nan", True), ("Infinity", True), ("1e400", True), ("-1e300", True),
+                ("-9223372036854775809", True), ("1e", True), ("--", True), ("", True), ("0x10", None),
+                ("1,5", True), ("1_000", True), (" 1", None), ("5e-324", None), ("1e-300", None), ("-0", None),
+                ("9223372036854775807", None), ("4294967296", None), ("2147483648", None), ("0.5", None),
+                ("1", None), ("3", None), ("%n%s", True), ("\udcff", True), ("\u0661", True)]
+CHOICE_VALUES = [("", True), ("bogus", True), ("%n%s", True), ("x" * 5000, True), ("\udcff", True), ("NEREID", None),
+                 ("RK4", None), (" rk4", None), ("rk4 ", None)]
+# the output files a command always writes, and those it may write, into --out DIR
+OUTPUT_FILES = {"run": (["trajectory.csv", "summary.json"], ["pid.csv", "path.csv", "mpc.csv", "stabilize.csv",
+                                                              "vms.csv"]),
+                "crosscheck": (["report.json"], ["uk.csv", "weld.csv", "merged.csv"])}
+VALIDATE_STUB = "import sys\nsys.exit(0)\n"  # NEREID_VALIDATE_SCRIPT: nereid's own checks, not the long run
+# how each command is run when one of its flags is fuzzed: the positional argument, the
+# other flags (cheap values), the environment; "slow" commands (bench: seconds even at
+# its smallest) are given only values they must refuse before any work
+COMMAND_BASES = {
+    "run": {"input": "@SOURCE@/scenarios/default.json", "flags": {"--duration": "0.2", "--out": "@CASE@/out"}},
+    "info": {"input": "@SOURCE@/models/bluerov2_heavy/bluerov2_heavy.xml", "flags": {}},
+    "crosscheck": {"input": "@SOURCE@/scenarios/crosscheck/case_a_l1.json",
+                   "flags": {"--out": "@CASE@/out", "--no-plots": None}},
+    "baselines": {"input": "BlueROV2StationKeeping-v0",
+                  "flags": {"--episodes": "1", "--no-mpc": None, "--out": "@CASE@/out/baselines.json"}},
+    "validate": {"input": None, "flags": {"--out": "@CASE@/out", "--work": "@CASE@/work"},
+                 "env": {"NEREID_VALIDATE_SCRIPT": "@CASE@/stub.py"}, "setup": [("file", "stub.py", VALIDATE_STUB)]},
+    "bench": {"input": None, "flags": {"--steps": "1", "--samples": "1", "--no-rl": None, "--no-mpc": None,
+                                       "--out": "@CASE@/out/bench.json"}, "slow": True},
+}
+HELP_COMMAND_RE = re.compile(r"^  nereid (\w+)(.*)$")
+HELP_FLAG_RE = re.compile(r"\[(--[\w-]+)(?:[ =]([^\[\]]+?))?\s*(?=[\[\]])")
+
+
+def read_cli_commands(nereid):
+    """{command: {"positional": placeholder or None, "flags": [(flag, placeholder or None)]}}
+    from `nereid --help` (every usage line and its continuation lines)."""
+    text = subprocess.run([nereid, "--help"], capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL).stdout
+    commands, current = {}, None
+    for line in text.splitlines():
+        m = HELP_COMMAND_RE.match(line)
+        if m:
+            current = m.group(1)
+            rest = m.group(2).strip()
+            positional = rest.split()[0] if rest and not rest.startswith("[") else None
+            commands[current] = {"positional": positional, "flags": []}
+        elif current and re.match(r"^\s+\[", line):
+            rest = line
+        else:
+            current = None
+            continue
+        for f in HELP_FLAG_RE.finditer(rest + " ]"):
+            if f.group(1) not in [x for x, _ in commands[current]["flags"]]:
+                commands[current]["flags"].append((f.group(1), f.group(2)))
+    return commands
+
+
+def flag_type(flag, placeholder):
+    if placeholder is None:
+        return "switch"
+    if "|" in placeholder:
+        return "choice"
+    if flag == "--seed" or placeholder == "N":
+        return "int"
+    if placeholder in ("S", "H", "MB"):
+        return "real"
+    if flag == "--models":
+        return "in-dir"
+    if flag == "--reference":
+        return "in-file"
+    if placeholder == "DIR":
+        return "out-dir"
+    if placeholder.startswith("FILE"):
+        return "out-file"
+    return "text"
+
+
+def path_names(path):
+    """What an error about `path` must name: its last component (or the one above it)."""
+    parts = [p for p in path.replace("@CASE@", "").split("/") if p]
+    return parts[-2:] if parts else []
+
+
+def path_classes(kind, command, flag, unwritable):
+    """[(class, value, setup, expectation)] for a path flag or positional argument."""
+    out = []
+    if kind in ("out-dir", "out-file"):
+        leaf = "out" if kind == "out-dir" else "out.json"
+        if unwritable:
+            out.append(("unwritable", f"{unwritable}/{leaf}", [], err(path_names(f"{unwritable}/{leaf}"))))
+        out.append(("parent-is-a-file", f"@CASE@/afile/{leaf}", [("file", "afile", "x")], err(["afile"])))
+        if kind == "out-dir":
+            out.append(("a-file", "@CASE@/afile", [("file", "afile", "x")], err(["afile"])))
+            if command in OUTPUT_FILES:
+                always, maybe = OUTPUT_FILES[command]
+                links = [("symlink", "full/" + n, "/dev/full") for n in always + maybe]
+                out.append(("full-disk", "@CASE@/full", links, err(always + maybe, no_wrote=True)))
+        else:
+            out.append(("a-folder", "@CASE@/adir", [("dir", "adir")], err(["adir"])))
+            out.append(("full-disk", "@CASE@/full.json", [("symlink", "full.json", "/dev/full")],
+                        err(["full.json"], no_wrote=True)))
+            out.append(("dev-full", "/dev/full", [], err(["/dev/full"], no_wrote=True)))
+        out.append(("missing-parents", f"@CASE@/a/b/c/{leaf}", [], None))
+    else:  # an input: a file, or a folder (--models)
+        suffix = {"run": ".json", "info": ".xml", "crosscheck": ".json"}.get(command, ".json")
+        out.append(("missing", f"@CASE@/missing{suffix}", [], err([f"missing{suffix}"])))
+        out.append(("empty", "", [], err([])))
+        if kind == "in-dir":
+            out.append(("a-file", "@CASE@/afile", [("file", "afile", "x")], err(["afile"])))
+        else:
+            out.append(("a-folder", f"@CASE@/adir{suffix}", [("dir", f"adir{suffix}")], err([f"adir{suffix}"])))
+            # an endless file (/dev/zero) and an empty one; for --reference the script reads them
+            reads = command != "validate"
+            out.append(("dev-zero", f"@CASE@/zero{suffix}", [("symlink", f"zero{suffix}", "/dev/zero")],
+                        err([f"zero{suffix}"]) if reads else None))
+            out.append(("dev-null", f"@CASE@/null{suffix}", [("symlink", f"null{suffix}", "/dev/null")],
+                        err([f"null{suffix}"]) if reads else None))
+            out.append(("long-name", "@CASE@/" + "x" * 5000 + suffix, [], err([])))
+            out.append(("percent", f"@CASE@/%n%s%n{suffix}", [], err(["%n%s%n"])))
+    return out
+
+
+def err(names, no_wrote=False):
+    """The expectation of a known-bad input: a non-zero exit, naming one of `names`."""
+    return {"error": True, "names": list(names), "no_wrote": no_wrote}
+
+
+def nul_scenario(source, command):
+    """A scenario whose model path holds a NUL (argv cannot): truncated at the NUL it would
+    name the shipped model itself."""
+    model = os.path.join(source, "models", "bluerov2_heavy", "bluerov2_heavy.xml")
+    doc = {"model": model + "\u0000.bak"}
+    if command == "crosscheck":
+        doc = {"model": os.path.join(source, "models", "multi", "case_a_l1.xml") + "\u0000.bak", "duration": 0.2,
+               "peak": {"axis": "x"}}
+    return to_bytes(json.dumps(doc))
+
+
+def cli_case_parts(command, base, fuzzed):
+    """argv (tokens), setup, env for `command` with `fuzzed` = [(flag or None for the
+    positional, value or MISSING, setup)] replacing the base's values."""
+    flags = dict(base["flags"])
+    positional = base["input"]
+    setup = list(base.get("setup", []))
+    tail = []
+    for flag, value, extra in fuzzed:
+        setup += extra
+        if flag is None:
+            positional = value
+            continue
+        flags.pop(flag, None)
+        if value is MISSING:
+            tail = [flag]  # a flag without its value, last
+        elif value is SWITCH_TWICE:
+            tail[:0] = [flag, flag]
+        else:
+            tail[:0] = [flag, value] if value is not None else [flag]
+    argv = ["@NEREID@", command] + ([positional] if positional is not None else [])
+    for f, v in flags.items():
+        argv += [f] if v is None else [f, v]
+    return argv + tail, setup, dict(base.get("env", {}))
+
+
+MISSING, SWITCH_TWICE = object(), object()
+
+
+def flag_values(command, flag, kind, unwritable, rng=None):
+    """[(class, value, setup, expectation)] for one flag: all of them (rng None), else one."""
+    if kind in ("int", "real"):
+        zero_ok = (command, flag) in ZERO_IS_FINE
+        values = [(c, t, [], None if (c == "zero" and zero_ok) else err([]))
+                  for c, t in NUMBER_CLASSES]
+        if rng is not None:
+            values += [(f"text {t!r}", t, [], err([]) if bad else None) for t, bad in MORE_NUMBERS]
+    elif kind == "choice":
+        values = [(f"text {t!r}", t, [], err([]) if bad else None) for t, bad in CHOICE_VALUES]
+    elif kind == "switch":
+        values = [("with a value", flag + "=nan", [], None), ("twice", SWITCH_TWICE, [], None)]
+    elif kind == "text":
+        values = [(f"text {t!r}", t, [], None) for t in ["", "%n%s", "x" * 5000, "\udcff"]]
+    else:
+        values = path_classes(kind, command, flag, unwritable)
+    if kind != "switch":
+        values.append(("no value", MISSING, [], err([])))
+    return values if rng is None else [rng.choice(values)]
+
+
+def positional_values(command, placeholder, unwritable, source):
+    if command == "baselines":
+        return [(f"task {t!r}", t, [], err([])) for t in ["", "NoSuchTask-v0", "%n%s%n", "x" * 5000]]
+    suffix = ".xml" if command == "info" else ".json"
+    out = path_classes("in-file", command, None, unwritable)
+    if suffix == ".json":
+        out.append(("nul", "@INPUT@", [], err(["/model"])))
+    return out
+
+
+def cli_coverage(commands, unwritable, source):
+    """Every flag (and positional argument) of every command with every value class:
+    [(command, description, argv, setup, env, data, expectation)]."""
+    out = []
+    for command, spec in commands.items():
+        base = COMMAND_BASES.get(command)
+        if base is None:
+            continue
+        targets = [(None, spec["positional"])] if spec["positional"] else []
+        targets += spec["flags"]
+        for flag, placeholder in targets:
+            kind = flag_type(flag, placeholder) if flag else None
+            values = flag_values(command, flag, kind, unwritable) if flag else \
+                positional_values(command, placeholder, unwritable, source)
+            for cls, value, setup, expect in values:
+                if base.get("slow") and not (expect and expect.get("error") and kind in ("int", "real", "choice")):
+                    continue
+                data = (nul_scenario(source, command), ".json") if value == "@INPUT@" else None
+                argv, full_setup, env = cli_case_parts(command, base, [(flag, value, setup)])
+                out.append((command, f"{command} {flag or placeholder}: {cls}", argv, full_setup, env, data, expect))
+    return out
+
+
+def cli_random(rng, commands, unwritable, source, seeds):
+    """A random command line: 1-3 flags of one command given hostile values."""
+    usable = [c for c in commands if c in COMMAND_BASES]
+    command = rng.choice(usable)
+    base = copy.deepcopy(COMMAND_BASES[command])
+    spec = commands[command]
+    data = None
+    if command == "run" and rng.random() < 0.7:  # another shipped input
+        origin, text = rng.choice(seeds[0] + [(o, dumps(d)) for o, d in seeds[1]])
+        base["input"], data = "@INPUT@", (to_bytes(text), os.path.splitext(origin)[1])
+    elif command == "crosscheck":
+        folder = os.path.join(source, "scenarios", "crosscheck")
+        files = sorted(f for f in os.listdir(folder) if f.endswith(".json")) if os.path.isdir(folder) else []
+        if files:
+            base["input"] = "@SOURCE@/scenarios/crosscheck/" + rng.choice(files)
+    targets = ([(None, spec["positional"])] if spec["positional"] else []) + spec["flags"]
+    chosen = rng.sample(targets, min(len(targets), rng.choices([1, 2, 3], [60, 30, 10])[0])) if targets else []
+    fuzzed, parts, expects = [], [], []
+    for flag, placeholder in chosen:
+        kind = flag_type(flag, placeholder) if flag else None
+        values = flag_values(command, flag, kind, unwritable, rng) if flag else \
+            [rng.choice(positional_values(command, placeholder, unwritable, source))]
+        cls, value, setup, expect = values[0]
+        if base.get("slow") and not (expect and expect.get("error") and kind in ("int", "real", "choice")):
+            continue
+        if value == "@INPUT@":
+            data = (nul_scenario(source, command), ".json")
+        fuzzed.append((flag, value, setup))
+        parts.append(f"{flag or placeholder}: {cls}")
+        expects.append(expect)
+    argv, setup, env = cli_case_parts(command, base, fuzzed)
+    bad = [e for e in expects if e and e.get("error")]
+    expect = None
+    if bad:  # any known-bad value: an error, naming one of the bad values' names when every
+        # value is known (a value that may or may not be refused may be the one named)
+        names = [] if any(not e or not e["names"] for e in expects) else [n for e in bad for n in e["names"]]
+        expect = err(names, no_wrote=all(e["no_wrote"] for e in bad))
+    return command, f"{command} " + ("; ".join(parts) or "(base)"), argv, setup, env, data, expect
+
+
+def probe_unwritable(work):
+    """A folder this process cannot create anything in (as root, permissions do not stop
+    it: then a path under /sys or /proc), or None."""
+    candidates = []
+    if os.geteuid() != 0:
+        ro = os.path.join(work, "read-only")
+        os.makedirs(ro, exist_ok=True)
+        os.chmod(ro, 0o500)
+        candidates.append(ro)
+    candidates += ["/sys/nereid-fuzz", "/proc/nereid-fuzz"]
+    for c in candidates:
+        try:
+            os.makedirs(os.path.join(c, "probe"))
+        except OSError:
+            return c
+        shutil.rmtree(c, ignore_errors=True)
+    return None
+
+
+# ----------------------------------------------------------------------------------------
+# kind python: the Python API (tools/fuzz/pyapi.py), in a subprocess
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pyapi  # noqa: E402  (standard library only at import)
+
+PY_WORKER = os.path.abspath(pyapi.__file__)
+PY_GROUP = 26  # operations per process in the coverage cases
+PY_EVERY = 25  # a random python case every PY_EVERY rounds of the other kinds
+
+
+def python_coverage():
+    """Every operation variant once, in groups of PY_GROUP per process."""
+    todo = [[name, i] for name, (variants, _) in pyapi.OPS.items() for i in range(len(variants))]
+    return [todo[k:k + PY_GROUP] for k in range(0, len(todo), PY_GROUP)]
+
+
+def python_random(rng):
+    todo = [[name, i] for name, (variants, _) in pyapi.OPS.items() for i in range(len(variants))]
+    return [rng.choice(todo) for _ in range(rng.randint(3, 8))]
+
+
+# ----------------------------------------------------------------------------------------
 # kind (b): scenario JSON
 
 class Raw:
@@ -642,13 +1113,90 @@ def short(s, n=60):
 # cases
 
 class Case:
-    def __init__(self, cid, kind, origin, description, data, suffix):
+    """One input and how it is run. data: bytes of the input file (or None); command: argv
+    tokens (@NEREID@, @INPUT@, @CASE@, @SOURCE@ are replaced when it runs; None: `nereid
+    run INPUT`); setup: files made in the case folder first, [("file", name, text) |
+    ("dir", name) | ("symlink", name, target)]; env: more environment; expect: None, or
+    {"error": True, "names": [...], "no_wrote": bool} for a known-bad input; ops: the
+    pyapi operations of a python case."""
+
+    def __init__(self, cid, kind, origin, description, data, suffix, command=None, setup=(), env=None,
+                 expect=None, ops=None, coverage=False):
         self.id, self.kind, self.origin, self.description = cid, kind, origin, description
-        self.data, self.suffix = data, suffix  # data: bytes of the input file
+        self.data, self.suffix = data, suffix
+        self.command, self.setup, self.env, self.expect, self.ops = command, list(setup), env or {}, expect, ops
+        self.coverage = coverage  # a fixed case of the coverage list (run whatever the budget)
+
+
+class Generator:
+    """Case N of seed S of each kind, as a pure function of (S, N), the shipped inputs and
+    `nereid --help`. The config, scenario and structure kinds share one numbering (case N
+    has kind N mod 3, ids "N"); the xml, cli and python kinds number their own cases
+    ("xml-N", "cli-N", "py-N"), the first ones being their coverage lists."""
+
+    def __init__(self, args, seeds, plugin_keys, commands, unwritable):
+        self.args, self.seeds, self.plugin_keys = args, seeds, plugin_keys
+        self.commands, self.unwritable = commands, unwritable
+        self.xml_cover = xml_coverage(seeds[0], args.source)
+        self.cli_cover = cli_coverage(commands, unwritable, args.source)
+        self.py_cover = python_coverage()
+
+    def coverage_counts(self):
+        return {"xml": len(self.xml_cover), "cli": len(self.cli_cover), "python": len(self.py_cover)}
+
+    def make(self, cid):
+        """The case with id `cid` ("N", "xml-N", "cli-N", "py-N")."""
+        kind, _, n = cid.rpartition("-")
+        n = int(n)
+        if not kind:
+            return make_case(self.seeds, self.plugin_keys, self.args.source, self.args.seed, n, KINDS)
+        if kind == "xml":
+            return self.xml(n)
+        if kind == "cli":
+            return self.cli(n)
+        if kind == "py":
+            return self.python(n)
+        raise ValueError(f"case id {cid!r}: expected N, xml-N, cli-N or py-N")
+
+    def xml(self, n):
+        if n < len(self.xml_cover):
+            origin, text, desc, command = self.xml_cover[n]
+            coverage = True
+        else:
+            rng = random.Random(f"nereid-fuzz/{self.args.seed}/xml/{n}")
+            origin, text = rng.choice(self.seeds[0])
+            descs = []
+            for _ in range(rng.choices([1, 2, 3], [70, 20, 10])[0]):
+                text, d = mutate_xml(rng, text, os.path.join(self.args.source, origin))
+                descs.append(d)
+            desc, command, coverage = "; ".join(descs), "info" if rng.random() < 0.2 else "run", False
+        argv = ["@NEREID@", "info", "@INPUT@"] if command == "info" else None
+        return Case(f"xml-{n}", "xml", origin, f"{command}: {desc}", to_bytes(text), ".xml", command=argv,
+                    coverage=coverage)
+
+    def cli(self, n):
+        if n < len(self.cli_cover):
+            parts, coverage = self.cli_cover[n], True
+        else:
+            rng = random.Random(f"nereid-fuzz/{self.args.seed}/cli/{n}")
+            parts, coverage = cli_random(rng, self.commands, self.unwritable, self.args.source, self.seeds), False
+        command, desc, argv, setup, env, data, expect = parts
+        data, suffix = data if data else (None, ".json")
+        return Case(f"cli-{n}", "cli", f"nereid {command}", desc, data, suffix, command=argv, setup=setup, env=env,
+                    expect=expect, coverage=coverage)
+
+    def python(self, n):
+        if n < len(self.py_cover):
+            ops, coverage = self.py_cover[n], True
+        else:
+            ops, coverage = python_random(random.Random(f"nereid-fuzz/{self.args.seed}/py/{n}")), False
+        desc = ", ".join(f"{name}({short(repr(pyapi.OPS[name][0][i][0]), 40)})" for name, i in ops)
+        return Case(f"py-{n}", "python", "tools/fuzz/pyapi.py", desc, to_bytes(json.dumps(ops)), ".json",
+                    ops=ops, coverage=coverage)
 
 
 def make_case(seeds, plugin_keys, source, seed, n, kinds):
-    kind = KINDS[n % len(KINDS)]
+    kind = MUTANT_KINDS[n % len(MUTANT_KINDS)]
     if kind not in kinds:
         return None
     rng = random.Random(f"nereid-fuzz/{seed}/{n}")
@@ -735,20 +1283,28 @@ def classify(returncode, stderr, stdout, summary, timed_out):
 
 
 LOADER_RETRIES, LOADER_WAIT_S = 5, 3
+TRACEBACK = "Traceback (most recent call last)"
+BYTE_ESCAPE_RE = re.compile(r"\\x[0-9a-f]{2}")
+WROTE_RE = re.compile(r"^wrote ", re.M)
 
 
 class EnvironmentProblem(Exception):
     """nereid cannot be started at all (no fault of the input)."""
 
 
-def loader_failed(returncode, stderr):
-    return returncode == 127 and "error while loading shared libraries" in stderr
+def loader_failed(returncode, stderr, stdout="", case=None):
+    """Whether the program did not start for a reason that is no fault of the input: the
+    dynamic loader failed, or (python) the nereid module did not import."""
+    if returncode == 127 and "error while loading shared libraries" in stderr:
+        return True
+    return case is not None and case.ops is not None and returncode != 0 and "@@BEGIN" not in stdout \
+        and "ImportError" in stderr
 
 
-def execute(cmd, cwd, args):
+def execute(cmd, cwd, args, env=None):
     """Runs cmd; returns (process, stdout, stderr, timed out)."""
     proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True,
+                            stderr=subprocess.PIPE, start_new_session=True, env=env,
                             preexec_fn=limit_child(args.memory_mb, args.output_mb))
     timed_out = False
     try:
@@ -763,21 +1319,108 @@ def execute(cmd, cwd, args):
     return proc, out.decode("utf-8", "backslashreplace"), err.decode("utf-8", "backslashreplace"), timed_out
 
 
+def substitute(token, places):
+    for key, value in places.items():
+        token = token.replace(key, value)
+    return token
+
+
+def case_command(case, args, places):
+    """The argv of a case, its tokens replaced."""
+    if case.ops is not None:
+        return [args.python, PY_WORKER, places["@INPUT@"]]
+    if case.command is None:
+        return command_for(args.nereid, places["@INPUT@"], os.path.join(places["@CASE@"], "out"))
+    return [substitute(t, places) for t in case.command]
+
+
+def case_env(case, args, places):
+    env = dict(os.environ)
+    if case.ops is not None:
+        env["PYTHONPATH"] = os.pathsep.join([args.python_path] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+        env["NEREID_MODEL_DIR"] = os.path.join(args.source, "models")
+    env.update({k: substitute(v, places) for k, v in case.env.items()})
+    return env
+
+
+def make_setup(case, case_dir):
+    for item in case.setup:
+        path = os.path.join(case_dir, item[1])
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if item[0] == "file":
+            with open(path, "w") as f:
+                f.write(item[2])
+        elif item[0] == "dir":
+            os.makedirs(path, exist_ok=True)
+        elif item[0] == "symlink":
+            os.symlink(item[2], path)
+
+
+def judge_python(case, proc, stdout, stderr, timed_out):
+    """(outcome, message, problems, operations after which MUJOCO_LOG.TXT appeared) of a
+    python case, from the worker's markers."""
+    begun, results = None, []
+    for line in stdout.splitlines():
+        if line.startswith("@@BEGIN "):
+            begun = line[8:].strip()
+        elif line.startswith("@@END "):
+            try:
+                results.append(json.loads(line[6:]))
+            except ValueError:
+                pass
+            begun = None
+    problems, wrong, raised, log_file = [], [], False, []
+    for r in results:
+        variants, _ = pyapi.OPS[r["op"]]
+        arg, expect = variants[r["variant"]][:2]
+        name = f"{r['op']}({arg!r})"
+        if r.get("log_file") and "direct" not in variants[r["variant"]][2:]:
+            log_file.append(name)
+        e = r["raised"]
+        if e is None:
+            if expect == "error":
+                wrong.append(f"{name}: no exception")
+            continue
+        raised = True
+        if expect == "ok":
+            problems.append(f"{name}: raised {e['type']}: {short(e['message'], 200)}")
+        elif not any(t in pyapi.CLEAR for t in e["mro"]):
+            problems.append(f"{name}: an unclear {e['type']}: {short(e['message'], 200)}")
+        elif not e["message"].strip():
+            problems.append(f"{name}: {e['type']} with an empty message")
+    if timed_out or proc.returncode != 0:
+        where = f"in {begun}" if begun else "after the last operation" if results else "before the first operation"
+        tail = stderr.strip().splitlines()[-3:]
+        message = f"the process {'timed out' if timed_out else 'ended with status %d' % proc.returncode} {where}" + \
+                  (": " + " | ".join(tail) if tail else "")
+        return ("hang" if timed_out else "crash"), message, problems, log_file
+    if wrong:
+        return "wrong-ok", "; ".join(wrong + problems), problems, log_file
+    return ("error" if raised else "ok"), "; ".join(problems), problems, log_file
+
+
 def run_case(case, args, work):
     case_dir = os.path.join(work, f"case-{case.id}")
     shutil.rmtree(case_dir, ignore_errors=True)
     cwd = os.path.join(case_dir, "cwd")
     os.makedirs(cwd)
     input_path = os.path.join(case_dir, "input" + case.suffix)
-    with open(input_path, "wb") as f:
-        f.write(case.data)
+    if case.data is not None:
+        with open(input_path, "wb") as f:
+            f.write(case.data)
+    make_setup(case, case_dir)
+    places = {"@NEREID@": args.nereid, "@INPUT@": input_path, "@CASE@": case_dir, "@SOURCE@": args.source}
+    cmd = case_command(case, args, places)
+    env = case_env(case, args, places)
     out_dir = os.path.join(case_dir, "out")
-    cmd = command_for(args.nereid, input_path, out_dir)
     for attempt in range(LOADER_RETRIES + 1):
         t0 = time.monotonic()
-        proc, stdout, stderr, timed_out = execute(cmd, cwd, args)
+        try:
+            proc, stdout, stderr, timed_out = execute(cmd, cwd, args, env)
+        except OSError as e:  # the executable is being written (ETXTBSY, EACCES) or replaced
+            proc, stdout, stderr, timed_out = None, "", f"{cmd[0]}: {e}", False
         wall = time.monotonic() - t0
-        if not loader_failed(proc.returncode, stderr):
+        if proc is not None and not loader_failed(proc.returncode, stderr, stdout, case):
             break
         # the executable or a library it loads is being rebuilt: not the input's fault
         time.sleep(LOADER_WAIT_S)
@@ -796,64 +1439,137 @@ def run_case(case, args, work):
     # a run stopped for writing a file beyond --output-mb did not end in bounded space: a
     # hang, as one that does not end in bounded time
     over_output = args.output_mb > 0 and proc.returncode == -signal.SIGXFSZ
-    outcome, message = classify(proc.returncode, stderr, stdout, summary, timed_out or over_output)
     flags = []
-    if os.path.exists(os.path.join(cwd, "MUJOCO_LOG.TXT")):
+    if case.ops is not None:
+        outcome, message, problems, log_file = judge_python(case, proc, stdout, stderr, timed_out or over_output)
+        if problems:
+            flags.append("py-exception")
+        if log_file:
+            flags.append("log-file")
+            message += ("; " if message else "") + "MUJOCO_LOG.TXT after " + ", ".join(log_file)
+    else:
+        outcome, message = classify(proc.returncode, stderr, stdout, summary, timed_out or over_output)
+        expect = case.expect
+        if expect is None and case.kind in ("xml", "structure", "config", "shipped") and case.data is not None \
+                and percent_in_mjcf(case.data.decode("utf-8", "surrogateescape")):
+            expect = err([])  # a '%' the parser would see: refused (docs/robustness.md)
+        if expect and expect.get("error") and outcome == "ok":
+            outcome = "wrong-ok"
+        if expect and outcome == "error" and expect.get("names") and not any(n in message for n in expect["names"]):
+            flags.append("unnamed")
+        if expect and expect.get("no_wrote") and WROTE_RE.search(stdout):
+            flags.append("wrote")
+        if TRACEBACK in stdout or TRACEBACK in stderr:
+            flags.append("traceback")
+    if os.path.exists(os.path.join(cwd, "MUJOCO_LOG.TXT")) and "log-file" not in flags:
         flags.append("log-file")
     # MuJoCo's default log handler: "WARNING: ..." / "ERROR: ..." lines (stdout in older
-    # MuJoCo, stderr in 3.14); both streams are searched
+    # MuJoCo, stderr in 3.14); both streams are searched. Python keeps MuJoCo's handler
+    # outside Nereid's calls (docs/robustness.md), so its cases are not searched.
     noise = {}
-    for name, text in (("stdout", stdout), ("stderr", stderr)):
+    for name, text in (("stdout", stdout), ("stderr", stderr)) if case.ops is None else ():
         m = NOISE_RE.search(text)
         if m:
             noise[name] = short(text[m.start():].split("\n", 1)[0], 200)
     if noise:
         flags.append("stdout-noise")
-    if len(message) > LONG_MESSAGE:
+    # counted in bytes: a byte that is not UTF-8 is written \xNN here, but is one byte
+    if len(BYTE_ESCAPE_RE.sub("x", message)) > LONG_MESSAGE and case.ops is None:
         flags.append("long-message")
     rc = proc.returncode
-    status = "timeout" if timed_out else f"output over {args.output_mb} MiB (SIGXFSZ)" if over_output else (f"signal {signal.Signals(-rc).name}" if rc < 0 and -rc in
-                                          signal.valid_signals() else f"exit {rc}")
+    status = "timeout" if timed_out else f"output over {args.output_mb} MiB (SIGXFSZ)" if over_output else (
+        f"signal {signal.Signals(-rc).name}" if rc < 0 and -rc in signal.valid_signals() else f"exit {rc}")
     result = {
         "id": case.id, "kind": case.kind, "origin": case.origin, "mutation": case.description,
         "outcome": outcome, "flags": flags, "status": status, "returncode": None if timed_out else rc,
-        "wall_s": round(wall, 3), "input": input_path, "input_bytes": len(case.data),
-        "command": cmd, "message": short(message, 400), "message_chars": len(message),
-        "noise": noise,
-        "stdout_tail": stdout[-400:] if (outcome in ("crash", "hang") or flags) else "",
+        "wall_s": round(wall, 3), "input": input_path if case.data is not None else None,
+        "input_bytes": len(case.data or b""), "command": cmd, "message": short(message, 400),
+        "message_chars": len(message), "noise": noise, "expect": "error" if (case.expect or {}).get("error") else None,
+        "stdout_tail": stdout[-400:] if (outcome in ("crash", "hang", "wrong-ok") or flags) else "",
     }
     failing = outcome in FAILING or flags
     if failing and args.keep_failures:
         dest = os.path.join(args.keep_failures, f"case-{case.id}")
         shutil.rmtree(dest, ignore_errors=True)
         os.makedirs(dest)
-        kept = os.path.join(dest, "input" + case.suffix)
-        shutil.copyfile(input_path, kept)
-        result["kept"] = kept
+        if case.data is not None:
+            kept = os.path.join(dest, "input" + case.suffix)
+            shutil.copyfile(input_path, kept)
+            result["kept"] = kept
         with open(os.path.join(dest, "result.json"), "w") as f:
             json.dump(dict(result, stdout=stdout[-20000:], stderr=stderr[-20000:]), f, indent=2)
         with open(os.path.join(dest, "repro.sh"), "w") as f:
             f.write("#!/bin/sh\n# " + short(case.description, 300).replace("\n", " ") + "\n")
-            f.write('cd "$(mktemp -d)" && ' + shlex.join(command_for(args.nereid, kept, "out")) + "\n")
+            f.write(repro_script(case, args, result.get("kept")) + "\n")
         os.chmod(os.path.join(dest, "repro.sh"), 0o755)
-    for folder, _, files in os.walk(out_dir):  # keep a failing case's folder small
+    for folder, _, files in os.walk(case_dir):  # keep a failing case's folder small
         for f in files:
             path = os.path.join(folder, f)
-            if failing and os.path.getsize(path) > (1 << 20):
+            if failing and os.path.isfile(path) and not os.path.islink(path) and os.path.getsize(path) > (1 << 20):
                 os.remove(path)
     if not failing:
         shutil.rmtree(case_dir, ignore_errors=True)
     return result
 
 
-def repro_line(result, args):
-    path = result.get("kept", result["input"])
-    line = 'cd "$(mktemp -d)" && ' + shlex.join(command_for(args.nereid, path, "out"))
+def repro_script(case, args, input_copy):
+    """Shell commands that remake the case's folder in a new temporary one and run it."""
+    if case.command is None and case.ops is None:
+        return 'cd "$(mktemp -d)" && ' + shlex.join(command_for(args.nereid, input_copy or "input.xml", "out"))
+    places = {"@NEREID@": args.nereid, "@CASE@": "$C", "@SOURCE@": args.source, "@INPUT@": "$C/input" + case.suffix}
+    lines = ['C="$(mktemp -d)" && mkdir "$C/cwd"']
+    if input_copy:
+        lines.append(f'cp {shlex.quote(input_copy)} "$C/input{case.suffix}"')
+    for item in case.setup:
+        path = '"$C"/' + shlex.quote(item[1])
+        lines.append(f'mkdir -p "$(dirname {path})"')
+        if item[0] == "file":
+            lines.append(f"printf %s {shlex.quote(item[2])} > {path}")
+        elif item[0] == "dir":
+            lines.append(f"mkdir -p {path}")
+        else:
+            lines.append(f"ln -s {shlex.quote(item[2])} {path}")
+    env = {}
+    if case.ops is not None:
+        env = {"PYTHONPATH": args.python_path, "NEREID_MODEL_DIR": os.path.join(args.source, "models")}
+        cmd = [args.python, PY_WORKER, places["@INPUT@"]]
+    else:
+        cmd = [substitute(t, places) for t in case.command]
+    env.update({k: substitute(v, places) for k, v in case.env.items()})
+
+    def quote(word):  # "$C" stays expandable
+        return '"' + word.replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`") + '"' \
+            if "$C" in word else shlex.quote(word)
+    prefix = " ".join(f"{k}={quote(v)}" for k, v in env.items())
+    lines.append('cd "$C/cwd" && ' + (prefix + " " if prefix else "") + " ".join(quote(w) for w in cmd))
+    return " && \\\n  ".join(lines)
+
+
+def repro_line(result, case, args):
+    line = repro_script(case, args, result.get("kept") or result.get("input"))
+    if len(line) > 2000:
+        line = re.sub(r"\S{200,}", lambda m: m.group(0)[:60] + f"...({len(m.group(0))} chars)", line) + \
+            "\n  (cut: --keep-failures DIR writes the whole command to DIR/case-ID/repro.sh)"
+    line = line.replace("\n", "\n      ")
     if result["kind"] != "shipped":
         line += "\n      regenerate: " + shlex.join([sys.executable, os.path.abspath(__file__), "--nereid", args.nereid,
                                                       "--source", args.source, "--seed", str(args.seed),
                                                       "--case", result["id"]])
     return line
+
+
+def python_available(args):
+    """None when the python kind can run (nereid imports from --python-path), else why not."""
+    if not args.python_path or not os.path.isdir(os.path.join(args.python_path, "nereid")):
+        return f"no nereid package in {args.python_path or '(no --python-path)'}"
+    env = dict(os.environ, PYTHONPATH=args.python_path, NEREID_MODEL_DIR=os.path.join(args.source, "models"))
+    try:
+        p = subprocess.run([args.python, "-c", "import nereid, numpy, mujoco; import nereid.envs"], env=env,
+                           capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return str(e)
+    return None if p.returncode == 0 else short(p.stderr.strip().splitlines()[-1] if p.stderr.strip() else
+                                                f"exit {p.returncode}", 200)
 
 
 def main(argv=None):
@@ -867,17 +1583,25 @@ def main(argv=None):
     ap.add_argument("--work", help="scratch folder (default: a new temporary one, removed when all passed)")
     ap.add_argument("--json", help="write a JSON report here")
     ap.add_argument("--keep-failures", help="copy failing inputs here, with result.json and repro.sh")
-    ap.add_argument("--kinds", default=",".join(KINDS), help="mutant kinds to run (default: all)")
-    ap.add_argument("--case", help="run only these case numbers (comma separated), ignoring --seconds")
+    ap.add_argument("--kinds", default=",".join(KINDS), help="case kinds to run (default: all)")
+    ap.add_argument("--case", help="run only these cases (comma separated ids: N, xml-N, cli-N, py-N), "
+                                   "ignoring --seconds")
     ap.add_argument("--jobs", type=int, default=1, help="cases run at once (default 1)")
     ap.add_argument("--memory-mb", type=int, default=4096,
                     help="address-space limit per run in MiB; 0: none (needed for ASan builds)")
     ap.add_argument("--output-mb", type=int, default=512,
                     help="file-size limit per run in MiB (beyond it the case is a hang); 0: none")
     ap.add_argument("--no-shipped", action="store_true", help="skip the unchanged shipped inputs")
+    ap.add_argument("--no-coverage", action="store_true",
+                    help="skip the coverage cases (every class of the xml, cli and python kinds once)")
+    ap.add_argument("--python", default=sys.executable, help="the Python of the python kind (default: this one)")
+    ap.add_argument("--python-path", help="the folder the nereid package imports from "
+                                          "(default: python/ beside the nereid executable)")
+    ap.add_argument("--need-python", action="store_true",
+                    help="exit 2 when the python kind cannot run (else it is skipped with a note)")
     ap.add_argument("--show", type=int, default=3,
                     help="failures printed in full per outcome or flag (default 3)")
-    ap.add_argument("--list", type=int, metavar="N", help="print the first N mutants (no runs) and exit")
+    ap.add_argument("--list", type=int, metavar="N", help="print the first N cases (no runs) and exit")
     args = ap.parse_args(argv)
 
     args.nereid = os.path.abspath(args.nereid)
@@ -886,6 +1610,7 @@ def main(argv=None):
         ap.error(f"{args.nereid}: not an executable")
     if not os.path.isdir(os.path.join(args.source, "models")):
         ap.error(f"{args.source}: no models/ folder")
+    args.python_path = os.path.abspath(args.python_path or os.path.join(os.path.dirname(args.nereid), "python"))
     kinds = [k for k in args.kinds.split(",") if k]
     if not kinds or any(k not in KINDS for k in kinds):
         ap.error(f"--kinds: choose from {', '.join(KINDS)}")
@@ -911,52 +1636,92 @@ def main(argv=None):
     if not seeds[0] or not seeds[1]:
         ap.error(f"{args.source}: no models/**/*.xml or scenarios/**/*.json found")
     plugin_keys = load_plugin_keys(args.source)
-    if args.list is not None:
-        n = shown = 0
-        while shown < args.list:
-            c = make_case(seeds, plugin_keys, args.source, args.seed, n, kinds)
-            n += 1
-            if c is not None:
-                shown += 1
-                print(f"{c.id:>6} {c.kind:<9} {c.origin:<48} {len(c.data):>9} B  {short(c.description, 120)}")
-        return 0
+    commands = read_cli_commands(args.nereid)
+    unwritable = probe_unwritable(work)
+    gen = Generator(args, seeds, plugin_keys, commands, unwritable)
+    if "python" in kinds and not args.list:
+        why = python_available(args)
+        if why and args.need_python:
+            print(f"fuzz.py: the python kind cannot run: {why}", file=sys.stderr)
+            return 2
+        if why:
+            kinds.remove("python")
+            print(f"fuzz.py: the python kind is skipped: {why}", flush=True)
+
+    def coverage():
+        counts = gen.coverage_counts()
+        for kind, prefix in (("cli", "cli"), ("xml", "xml"), ("python", "py")):
+            if kind in kinds:
+                for n in range(counts[kind]):
+                    yield gen.make(f"{prefix}-{n}")
+
+    def mutants():
+        """Round k: the config, scenario and structure cases 3k..3k+2, one xml and one cli
+        case, and every PY_EVERY rounds a python case (a process of several operations)."""
+        counts = gen.coverage_counts()
+        k = 0
+        while True:
+            for n in range(3 * k, 3 * k + 3):
+                c = make_case(seeds, plugin_keys, args.source, args.seed, n, kinds)
+                if c is not None:
+                    yield c
+            if "xml" in kinds:
+                yield gen.make(f"xml-{counts['xml'] + k}")
+            if "cli" in kinds:
+                yield gen.make(f"cli-{counts['cli'] + k}")
+            if "python" in kinds and k % PY_EVERY == 0:
+                yield gen.make(f"py-{counts['python'] + k // PY_EVERY}")
+            k += 1
 
     def generate():
         if args.case:
-            for n in args.case.split(","):
-                c = make_case(seeds, plugin_keys, args.source, args.seed, int(n), KINDS)
-                yield c
+            for cid in args.case.split(","):
+                yield gen.make(cid.strip())
             return
         if not args.no_shipped:
             yield from shipped_cases(seeds)
-        n = 0
-        while True:
-            c = make_case(seeds, plugin_keys, args.source, args.seed, n, kinds)
-            n += 1
-            if c is not None:
-                yield c
+        if not args.no_coverage:
+            yield from coverage()
+        yield from mutants()
+
+    if args.list is not None:
+        cases = generate()
+        for _ in range(args.list):
+            c = next(cases, None)
+            if c is None:
+                break
+            print(f"{c.id:>9} {c.kind:<9} {short(c.origin, 40):<44} {len(c.data or b''):>9} B  "
+                  f"{'E ' if (c.expect or {}).get('error') else '  '}{short(c.description, 120)}")
+        return 0
 
     start = time.monotonic()
     results = []
+    by_id = {}
     print(f"nereid fuzz: {args.nereid} on {args.source}, seed {args.seed}, budget {args.seconds:g} s, "
-          f"timeout {args.timeout:g} s, work {work}", flush=True)
+          f"timeout {args.timeout:g} s, work {work}; coverage cases: "
+          + ", ".join(f"{k} {n}" for k, n in gen.coverage_counts().items() if k in kinds)
+          + f"; unwritable folder: {unwritable or 'none found'}", flush=True)
     cases = generate()
     pending = set()
     next_progress = start + 15
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         exhausted = False
+        held = None  # a case taken from the generator, not yet submitted
         while True:
-            while not exhausted and len(pending) < max(1, args.jobs) and \
-                    (args.case or time.monotonic() - start < args.seconds):
-                c = next(cases, None)
+            while not exhausted and len(pending) < max(1, args.jobs):
+                c = held or next(cases, None)
+                held = None
                 if c is None:
                     exhausted = True
                     break
+                # the shipped inputs and the coverage cases run whatever the budget
+                if not (args.case or c.coverage or c.kind == "shipped") and time.monotonic() - start >= args.seconds:
+                    exhausted = True
+                    break
+                by_id[c.id] = c
                 pending.add(pool.submit(run_case, c, args, work))
             if not pending:
                 break
-            if not args.case and time.monotonic() - start >= args.seconds:
-                exhausted = True
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
                 try:
@@ -978,7 +1743,11 @@ def main(argv=None):
                 print(f"  ... {len(results)} cases, {time.monotonic() - start:.0f} s", flush=True)
     wall = time.monotonic() - start
 
-    results.sort(key=lambda r: (not r["id"].startswith("shipped"), int(r["id"].split("-")[-1])))
+    def order(r):
+        prefix, _, n = r["id"].rpartition("-")
+        return (["shipped", "cli", "xml", "py", ""].index(prefix) if prefix in ("shipped", "cli", "xml", "py") else 4,
+                int(n))
+    results.sort(key=order)
     counts = {k: 0 for k in OUTCOMES + FLAGS}
     by_kind = {}
     for r in results:
@@ -989,8 +1758,9 @@ def main(argv=None):
         k[r["outcome"]] += 1
     failures = [r for r in results if r["outcome"] in FAILING or r["flags"]]
     slowest = max(results, key=lambda r: r["wall_s"]) if results else None
+    covered = sum(1 for r in results if by_id[r["id"]].coverage)
 
-    print(f"\n{len(results)} cases in {wall:.1f} s (seed {args.seed})")
+    print(f"\n{len(results)} cases in {wall:.1f} s (seed {args.seed}; {covered} coverage cases)")
     for k in OUTCOMES + FLAGS:
         print(f"  {k:<13} {counts[k]:6d}")
     for kind, c in sorted(by_kind.items()):
@@ -998,7 +1768,7 @@ def main(argv=None):
     if slowest:
         print(f"  slowest case: {slowest['id']} ({slowest['wall_s']:.2f} s, {slowest['origin']})")
     shown = []
-    for cls in ("crash", "hang") + FLAGS:
+    for cls in ("wrong-ok", "crash", "hang") + FLAGS:
         shown += [r for r in failures if (r["outcome"] == cls or cls in r["flags"]) and r not in shown][:args.show]
     for r in shown:
         print(f"\ncase {r['id']} ({r['kind']}, from {r['origin']}): {'+'.join([r['outcome']] + r['flags'])}, "
@@ -1009,14 +1779,14 @@ def main(argv=None):
             print(f"  MuJoCo on {stream}: {line}")
         if r["stdout_tail"]:
             print(f"  stdout (end): {short(r['stdout_tail'].strip(), 300)}")
-        print(f"  reproduce: {repro_line(r, args)}")
+        print(f"  reproduce: {repro_line(r, by_id[r['id']], args)}")
     if len(failures) > len(shown):
         print(f"\n... and {len(failures) - len(shown)} more failures" + (" (see the JSON report)" if args.json else ""))
 
     if args.json:
         report = {"nereid": args.nereid, "source": args.source, "seed": args.seed, "budget_s": args.seconds,
                   "timeout_s": args.timeout, "wall_s": round(wall, 2), "cases": len(results), "counts": counts,
-                  "by_kind": by_kind, "failures": failures,
+                  "by_kind": by_kind, "coverage_cases": covered, "failures": failures,
                   "results": [{k: r[k] for k in ("id", "kind", "origin", "mutation", "outcome", "flags", "status",
                                                  "wall_s", "message")} for r in results]}
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
