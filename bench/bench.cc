@@ -178,8 +178,14 @@ BenchReport RunBenchmarks(const BenchOptions& options) {
     SimulationOptions o;
     o.engine = Engine::kMuJoCo;
     Runner r{"bluerov2_heavy/bare_mj_step", Simulation::LoadFile(heavy, o), {}, {}, {}};
-    r.sim->mutable_model()->opt.disableflags |= mjDSBL_SPRING | mjDSBL_DAMPER | mjDSBL_ACTUATION;
-    r.step = [](Simulation& s) { mj_step(s.model(), s.data()); };
+    // the flags only around mj_step: the Simulation's own calls (Reset) refuse springs and
+    // dampers both disabled on a model with marine plugins
+    r.step = [](Simulation& s) {
+      constexpr int kBare = mjDSBL_SPRING | mjDSBL_DAMPER | mjDSBL_ACTUATION;
+      s.mutable_model()->opt.disableflags |= kBare;
+      mj_step(s.model(), s.data());
+      s.mutable_model()->opt.disableflags &= ~kBare;
+    };
     runners.push_back(std::move(r));
   }
   {

@@ -40,12 +40,6 @@ Simulation::Simulation(mjModel* m, mjData* d, std::string source, const Simulati
     }
     m_->opt.timestep = *options.timestep;
   }
-  if (!(m_->opt.timestep > 0) || !std::isfinite(m_->opt.timestep)) {  // the model's own <option timestep>
-    const double h = m_->opt.timestep;
-    FreeModel();
-    throw ConfigError(source_ + ": <option timestep=\"" + std::to_string(h) +
-                      "\">: the time step must be a positive, finite number of seconds");
-  }
   // a keyframe's time: NaN would make every time NaN, and beyond 1e9 s a step no longer
   // advances the clock (1e300 + dt == 1e300)
   constexpr double kMaxKeyTime = 1e9;
@@ -62,42 +56,18 @@ Simulation::Simulation(mjModel* m, mjData* d, std::string source, const Simulati
                       "\": expected a finite time within +-1e9 s");
   }
   if (options.integrator) {
-    integrator_ = *options.integrator;
-    switch (integrator_) {
+    switch (*options.integrator) {
       case Integrator::kEuler: m_->opt.integrator = mjINT_EULER; break;
       case Integrator::kRK4: m_->opt.integrator = mjINT_RK4; break;
       case Integrator::kImplicitFast: m_->opt.integrator = mjINT_IMPLICITFAST; break;
     }
-  } else {
-    switch (m_->opt.integrator) {
-      case mjINT_EULER: integrator_ = Integrator::kEuler; break;
-      case mjINT_RK4: integrator_ = Integrator::kRK4; break;
-      default: integrator_ = Integrator::kImplicitFast; break;  // implicit or implicitfast
-    }
   }
-  // Nereid's RK4 advances the state itself (Advance): it keeps no actuator or sensor
-  // history and puts no island to sleep, so those would silently misbehave
-  if (options.engine == Engine::kNereid && integrator_ == Integrator::kRK4 &&
-      (m_->nhistory > 0 || (m_->opt.enableflags & mjENBL_SLEEP))) {
-    const std::string what = m_->nhistory > 0 ? "actuator or sensor delays (delay=\"...\")"
-                                              : "sleeping (<option><flag sleep=\"enable\"/>)";
+  if (const std::string problem = UnsupportedOption(owned_ ? OptionSource::kMjcf : OptionSource::kAttached);
+      !problem.empty()) {
     FreeModel();
-    throw ConfigError(source_ + ": integrator rk4: Nereid's RK4 (added mass in every stage) does "
-                      "not support " + what + "; use integrator euler or implicitfast, or engine mujoco");
+    throw ConfigError(source_ + ": " + problem);
   }
-  // with springs and dampers both disabled MuJoCo skips mj_passive, and with it every
-  // passive plugin: the marine forces would vanish without a word (with either engine:
-  // plain mj_step calls the same plugins)
-  if ((m_->opt.disableflags & mjDSBL_SPRING) &&
-      (m_->opt.disableflags & mjDSBL_DAMPER)) {
-    for (const char* plugin : {kHydrodynamicsPlugin, kBuoyancyPlugin, kTetherPlugin}) {
-      if (FindPluginInstances(m_, plugin).empty()) continue;
-      FreeModel();
-      throw ConfigError(source_ + ": <option><flag spring=\"disable\" damper=\"disable\">: with both "
-                        "disabled MuJoCo skips its passive stage, and with it every " + plugin +
-                        " force; enable one of them (joints without springs or dampers are unaffected)");
-    }
-  }
+  checked_ = {m_->opt.timestep, m_->opt.integrator, m_->opt.disableflags, m_->opt.enableflags};
   if (owned_) {
     std::optional<EngineScope> scope;
     if (options.engine == Engine::kNereid) scope.emplace();
@@ -153,6 +123,79 @@ Simulation::Simulation(mjModel* m, mjData* d, std::string source, const Simulati
   }
 }
 
+std::string Simulation::UnsupportedOption(OptionSource source) const {
+  const mjOption& o = m_->opt;
+  // where the option comes from, as the user set it: the MJCF attribute of a model loaded
+  // here, both spellings for a model made elsewhere, the mjModel field once changed
+  auto where = [source](const std::string& mjcf, const std::string& field) {
+    switch (source) {
+      case OptionSource::kMjcf: return mjcf;
+      case OptionSource::kAttached: return mjcf + " (mjModel.opt." + field + ")";
+      case OptionSource::kChanged: break;
+    }
+    return "mjModel.opt." + field + " (changed after loading)";
+  };
+  if (!(o.timestep > 0) || !std::isfinite(o.timestep)) {
+    char value[32];
+    std::snprintf(value, sizeof(value), "%g", o.timestep);
+    return where("<option timestep=\"" + std::to_string(o.timestep) + "\">", std::string("timestep = ") + value) +
+           ": the time step must be a positive, finite number of seconds";
+  }
+  if (o.integrator < mjINT_EULER || o.integrator > mjINT_IMPLICITFAST) {  // MuJoCo's compiler allows no other
+    const std::string field = "integrator = " + std::to_string(o.integrator);
+    return (source == OptionSource::kChanged ? where("", field) : "mjModel.opt." + field) +
+           ": not an mjtIntegrator (mjINT_EULER 0, mjINT_RK4 1, mjINT_IMPLICIT 2, mjINT_IMPLICITFAST 3)";
+  }
+  // Nereid's RK4 advances the state itself (Advance): it keeps no actuator or sensor
+  // history and puts no island to sleep, so those would silently misbehave
+  if (options_.engine == Engine::kNereid && o.integrator == mjINT_RK4 &&
+      (m_->nhistory > 0 || (o.enableflags & mjENBL_SLEEP))) {
+    const bool delays = m_->nhistory > 0;
+    return where("integrator rk4", std::string("integrator = mjINT_RK4") +
+                                       (delays ? "" : " with mjENBL_SLEEP in mjModel.opt.enableflags")) +
+           ": Nereid's RK4 (added mass in every stage) does not support " +
+           (delays ? "actuator or sensor delays (delay=\"...\")" : "sleeping (<option><flag sleep=\"enable\"/>)") +
+           "; use integrator euler or implicitfast, or engine mujoco";
+  }
+  // with springs and dampers both disabled MuJoCo skips mj_passive, and with it every
+  // passive plugin: the marine forces would vanish without a word (with either engine:
+  // plain mj_step calls the same plugins)
+  if ((o.disableflags & mjDSBL_SPRING) && (o.disableflags & mjDSBL_DAMPER)) {
+    for (const char* plugin : {kHydrodynamicsPlugin, kBuoyancyPlugin, kTetherPlugin}) {
+      if (FindPluginInstances(m_, plugin).empty()) continue;
+      return where("<option><flag spring=\"disable\" damper=\"disable\">",
+                   "disableflags has mjDSBL_SPRING and mjDSBL_DAMPER") +
+             ": with both disabled MuJoCo skips its passive stage, and with it every " + plugin +
+             " force; enable one of them (joints without springs or dampers are unaffected)";
+    }
+  }
+  return "";
+}
+
+void Simulation::CheckOptions() {
+  const mjOption& o = m_->opt;
+  if (o.timestep == checked_.timestep && o.integrator == checked_.integrator &&  // NaN: checked again
+      o.disableflags == checked_.disableflags && o.enableflags == checked_.enableflags) {
+    return;
+  }
+  if (const std::string problem = UnsupportedOption(OptionSource::kChanged); !problem.empty()) {
+    throw ConfigError(source_ + ": " + problem);
+  }
+  checked_ = {o.timestep, o.integrator, o.disableflags, o.enableflags};
+}
+
+Integrator Simulation::integrator() const {
+  switch (m_->opt.integrator) {
+    case mjINT_EULER: return Integrator::kEuler;
+    case mjINT_RK4: return Integrator::kRK4;
+    default: return Integrator::kImplicitFast;  // implicit or implicitfast
+  }
+}
+
+bool Simulation::UkEnabled() const {
+  return uk_ && !(m_->opt.disableflags & (mjDSBL_CONSTRAINT | mjDSBL_EQUALITY));
+}
+
 template <class F>
 void Simulation::Guarded(const char* what, F&& f) {
   const double t = d_->time;
@@ -191,12 +234,17 @@ void Simulation::ForwardNereid(bool skip_sensor) {
     mj_projectConstraint(m_, d_);
   }
   if (!skip_sensor) mj_sensorPos(m_, d_);
-  mj_energyPos(m_, d_);
+  if (m_->opt.enableflags & mjENBL_ENERGY) {  // as mj_forward's position stage
+    mj_energyPos(m_, d_);
+  } else {
+    d_->energy[0] = d_->energy[1] = 0;
+  }
   mj_forwardSkip(m_, d_, mjSTAGE_POS, skip_sensor);
-  if (uk_) uk_->Apply(m_, d_);  // UK connections: d->qacc <- constrained acceleration
+  if (UkEnabled()) uk_->Apply(m_, d_);  // UK connections: d->qacc <- constrained acceleration
 }
 
 void Simulation::Forward() {
+  CheckOptions();
   Guarded("forward dynamics", [this] {
     if (options_.engine == Engine::kMuJoCo) {
       mj_forward(m_, d_);
@@ -212,18 +260,19 @@ void Simulation::StepNereid() {
   ForwardNereid(false);
   mj_checkAcc(m_, d_);
   if (m_->opt.enableflags & mjENBL_FWDINV) mj_compareFwdInv(m_, d_);
-  switch (integrator_) {
-    case Integrator::kEuler: mj_Euler(m_, d_); break;
-    case Integrator::kRK4: RungeKutta4(); break;
-    case Integrator::kImplicitFast: mj_implicit(m_, d_); break;
+  switch (m_->opt.integrator) {  // read at every step (CheckOptions has checked it)
+    case mjINT_EULER: mj_Euler(m_, d_); break;
+    case mjINT_RK4: RungeKutta4(); break;
+    default: mj_implicit(m_, d_); break;  // implicit or implicitfast
   }
-  if (uk_) uk_->Project(m_, d_);  // UK post-step projection (UKOptions::project)
+  if (UkEnabled()) uk_->Project(m_, d_);  // UK post-step projection (UKOptions::project)
 }
 
 bool Simulation::TryStep(std::string* error) {
   // MuJoCo's checks reset the data (and every warning counter) when they find a bad
   // value; zeroing the three counters first makes any non-zero count afterwards mean
   // "this step diverged"
+  CheckOptions();
   for (int w : kDivergenceChecks) d_->warning[w].number = 0;
   step_start_time_ = d_->time;
   Guarded("the step", [this] {
@@ -252,7 +301,7 @@ bool Simulation::TryStep(std::string* error) {
   const int bad_qpos = beyond(d_->qpos, static_cast<int>(m_->nq));
   const int bad_qvel = bad_qpos >= 0 ? -1 : beyond(d_->qvel, static_cast<int>(m_->nv));
   if (bad_qpos >= 0 || bad_qvel >= 0) {
-    mj_resetData(m_, d_);
+    if (!(m_->opt.disableflags & mjDSBL_AUTORESET)) mj_resetData(m_, d_);
     mjWarningStat& w = d_->warning[bad_qpos >= 0 ? mjWARN_BADQPOS : mjWARN_BADQVEL];
     w.number = 1;
     w.lastinfo = bad_qpos >= 0 ? bad_qpos : bad_qvel;
@@ -288,8 +337,10 @@ std::string Simulation::DivergenceMessage() const {
     char buffer[512];
     std::snprintf(buffer, sizeof(buffer),
                   "%s: state diverged in the step from t = %.6g s: %s[%d] (joint '%s') is not "
-                  "finite or exceeds %g; MuJoCo reset the data",
-                  source_.c_str(), step_start_time_, kDivergenceWhat[i], index, joint.c_str(), mjMAXVAL);
+                  "finite or exceeds %g; %s",
+                  source_.c_str(), step_start_time_, kDivergenceWhat[i], index, joint.c_str(), mjMAXVAL,
+                  (m_->opt.disableflags & mjDSBL_AUTORESET) ? "the data was not reset (mjDSBL_AUTORESET)"
+                                                             : "MuJoCo reset the data");
     return buffer;
   }
   return source_ + ": state diverged";

@@ -110,11 +110,19 @@ class Simulation final {
   const mjData* data() const { return d_; }
   const std::string& source() const { return source_; }
   Engine engine() const { return options_.engine; }
-  Integrator integrator() const { return integrator_; }
+  // The integrator the next step uses: the model's opt.integrator, read at every step (a
+  // program may change it between steps; mjINT_IMPLICIT runs MuJoCo's implicit step with
+  // the added mass and is reported as kImplicitFast).
+  Integrator integrator() const;
   const std::vector<AddedMassBody>& added_mass_bodies() const { return added_mass_; }
 
   // Advances one time step. Throws DivergenceError when qpos, qvel or qacc stop being
-  // finite or exceed 1e10 (MuJoCo has then reset the data to the model's defaults).
+  // finite or exceed 1e10 (MuJoCo has then reset the data to the model's defaults, unless
+  // mjDSBL_AUTORESET is set). The model's options (mjOption) are read at every step, so a
+  // program may change them between steps; one the stepper cannot honour (a time step
+  // that is not positive and finite, no valid integrator, RK4 with sleep or delays, springs
+  // and dampers both disabled with marine plugins) throws ConfigError, naming the field and
+  // its value, before anything is stepped (Step, TryStep and Forward alike).
   // Every call into MuJoCo (step, forward, reset, load) throws MuJoCoError if MuJoCo
   // raises a fatal error (e.g. its stack arena overflows); the data is then reset.
   void Step();
@@ -167,6 +175,20 @@ class Simulation final {
   void RungeKutta4();
   void Advance(const mjtNum* act_dot, const mjtNum* qacc, const mjtNum* qvel);
   std::string DivergenceMessage() const;
+  // The first of the model's options the stepper cannot honour, said as the user set it,
+  // or "" when there is none.
+  enum class OptionSource {
+    kMjcf,      // a model loaded here: its MJCF <option>
+    kAttached,  // a model made elsewhere: the MJCF attribute and the mjModel.opt field
+    kChanged,   // changed after loading: the mjModel.opt field
+  };
+  std::string UnsupportedOption(OptionSource source) const;
+  // Before a step or forward pass: UnsupportedOption again when one of the fields it reads
+  // changed since the last check (a few comparisons otherwise); throws ConfigError.
+  void CheckOptions();
+  // UK connections follow the model's equality constraints: off while mjDSBL_CONSTRAINT or
+  // mjDSBL_EQUALITY is set, as MuJoCo's welds are.
+  bool UkEnabled() const;
   // Runs f under CallMuJoCo; a MuJoCo fatal error resets the data and throws MuJoCoError.
   template <class F>
   void Guarded(const char* what, F&& f);
@@ -176,7 +198,11 @@ class Simulation final {
   bool owned_ = true;  // false: Attach'ed to a model and data someone else frees
   std::string source_;
   SimulationOptions options_;
-  Integrator integrator_ = Integrator::kEuler;
+  // the option fields UnsupportedOption read when it last found nothing
+  struct CheckedOptions {
+    mjtNum timestep = 0;
+    int integrator = -1, disableflags = 0, enableflags = 0;
+  } checked_;
   std::vector<AddedMassBody> added_mass_;
   // per added-mass block, the M_A of its hydrodynamics objects in d_ (they own it)
   std::vector<std::vector<const Mat6*>> added_mass_sources_;

@@ -98,7 +98,9 @@ double Thruster::Command(const mjModel* m, const mjData* d, int a) const {
   double u = d->ctrl[a];
   // an ESC that receives no pulse (ctrl 0, as after mj_resetData) keeps the motor stopped
   if (model_.input == ThrusterInput::kPwm && u == 0) return std::nan("");
-  if (m->actuator_ctrllimited[a]) {
+  // clamped to ctrlrange as MuJoCo clamps its own actuators' controls (unless the model's
+  // options disable it: mjDSBL_CLAMPCTRL, read at every call)
+  if (m->actuator_ctrllimited[a] && !(m->opt.disableflags & mjDSBL_CLAMPCTRL)) {
     u = std::clamp(u, m->actuator_ctrlrange[2 * a], m->actuator_ctrlrange[2 * a + 1]);
   }
   return u;
@@ -128,6 +130,14 @@ void Thruster::ActDot(const mjModel* m, mjData* d) const noexcept {
 
 void Thruster::Compute(const mjModel* m, mjData* d, int) noexcept {
   for (int a : actuators_) {
+    // an actuator group disabled in the model's options (mjOption.disableactuator) gives
+    // no thrust, as MuJoCo's own actuators do (it leaves plugin actuators to themselves);
+    // its motor lag's shaft speed is frozen by MuJoCo's (and Nereid's RK4) advance
+    const int group = m->actuator_group[a];
+    if (group >= 0 && group <= 30 && (m->opt.disableactuator & (1 << group))) {
+      d->actuator_force[a] = 0;
+      continue;
+    }
     const double n = model_.time_constant > 0 ? d->act[m->actuator_actadr[a]]
                                               : model_.ShaftSpeed(Command(m, d, a));
     const double u_a = model_.thrust_loss > 0 ? AdvanceSpeed(m, d, a) : 0.0;

@@ -342,7 +342,11 @@ nereid.make_data (or nereid.load). It keeps both alive.)")
            "Sets the thrusters of `body` for a body-frame wrench [fx fy fz tx ty tz] (N, N m) "
            "through the thrust allocation; returns the thrusts (N).")
       .def_property_readonly("engine", [](Stepper& s) { return std::string(nereid::ToString(s.sim().engine())); })
-      .def_property_readonly("integrator", [](Stepper& s) { return std::string(nereid::ToString(s.sim().integrator())); })
+      .def_property_readonly("integrator", [](Stepper& s) {
+             // the model's opt.integrator, which the next step uses
+             if (s.sim().model()->opt.integrator == mjINT_IMPLICIT) return std::string("implicit");
+             return std::string(nereid::ToString(s.sim().integrator()));
+           })
       .def_property_readonly("constraints", [](Stepper& s) { return std::string(nereid::ToString(s.sim().constraints())); })
       .def_property_readonly("model", &Stepper::model)
       .def_property_readonly("data", &Stepper::data)
