@@ -146,6 +146,42 @@ if command -v ffmpeg >/dev/null 2>&1; then
     grep -qF "nereid-view: error: --record $out/taken.mp4: exists and is not a file" "$out/err.txt"
 fi
 
+# the MJCF '%' guard (issue 34): the viewer's loader refuses a '%' spelled as a character
+# reference with `nereid run`'s error (exit 1), before MuJoCo's parser could pass it to
+# printf as a format (`*** %n in writable segment detected ***`, SIGABRT): the issue's
+# mutated BlueROV2 Heavy, each spelling, an included file, and a scenario naming the model
+same_error_as_run() {  # same_error_as_run NAME INPUT: the viewer and nereid run refuse INPUT alike
+  "${run_x[@]}" "$view" "$2" --headless --frames 1 >"$out/$1_view.txt" 2>&1
+  local view_status=$?
+  "$nereid" run "$2" --duration 0.01 --out "$out/$1_run" >"$out/$1_run.txt" 2>&1
+  local run_status=$?
+  local view_error run_error
+  view_error="$(sed -n 's/^nereid-view: error: //p' "$out/$1_view.txt")"
+  run_error="$(sed -n 's/^nereid: error: //p' "$out/$1_run.txt")"
+  if [ "$view_status" -eq 1 ] && [ "$run_status" -eq 1 ] && [ -n "$view_error" ] &&
+     [ "$view_error" = "$run_error" ] && grep -qF "a character reference for '%'" <<<"$view_error"; then
+    return 0
+  fi
+  echo "  viewer (exit $view_status): $(cat "$out/$1_view.txt")"; echo "  run (exit $run_status): $(cat "$out/$1_run.txt")"
+  return 1
+}
+# one geom's class="visual" (the first) becomes class="a&#37;n&#37;n&#37;n&#37;s"
+sed '0,/<geom [^>]*class="visual"/s/\(<geom [^>]*\)class="visual"/\1class="a\&#37;n\&#37;n\&#37;n\&#37;s"/' \
+  "$model" >"$out/heavy_percent.xml"
+check "the issue's BlueROV2 Heavy with class=\"a&#37;n...\": the viewer refuses it as nereid run does" \
+  same_error_as_run heavy_percent "$out/heavy_percent.xml"
+for spelling in '&#37;' '&#x25;' '&#X25;' '&#0037;' '&#00000037;'; do
+  printf '<mujoco>\n  <worldbody>\n    <geom class="a%sn" size="0.1"/>\n  </worldbody>\n</mujoco>\n' "$spelling" \
+    >"$out/percent.xml"
+  check "class=\"a${spelling}n\": the viewer refuses it as nereid run does" same_error_as_run percent "$out/percent.xml"
+done
+printf '<mujoco>\n  <include file="percent.xml"/>\n</mujoco>\n' >"$out/percent_include.xml"
+check "a character reference for '%' in an included file: the viewer refuses it as nereid run does" \
+  same_error_as_run percent_include "$out/percent_include.xml"
+printf '{"model": "heavy_percent.xml", "duration": 1}\n' >"$out/percent_scenario.json"
+check "a scenario naming that model: the viewer refuses it as nereid run does" \
+  same_error_as_run percent_scenario "$out/percent_scenario.json"
+
 # GLFW's and MuJoCo's OpenGL failures are Nereid errors naming what failed (GLFW's text
 # only as a detail): no display; an image the driver cannot hold (llvmpipe cannot hold
 # 16384 x 16384: MuJoCo's "ERROR: Offscreen framebuffer is not complete" and its
