@@ -203,6 +203,32 @@ TEST_CASE("springs and dampers both disabled would silently drop the marine forc
   CHECK(sim->data()->qfrc_passive[2] > 0);
 }
 
+TEST_CASE("options changed after loading: read at every step, or refused before stepping") {
+  const std::string xml =
+      "<mujoco><option timestep='0.01'/><worldbody><body><freejoint/><geom size='0.1'/>"
+      "</body></worldbody></mujoco>";
+  auto sim = Simulation::LoadString(xml, {}, "opt.xml");
+  mjModel* m = sim->mutable_model();
+  m->opt.integrator = mjINT_RK4;  // read by the next step
+  CHECK(sim->integrator() == Integrator::kRK4);
+  CHECK(sim->TryStep());
+  const double t = sim->data()->time;
+  m->opt.timestep = 0;
+  CHECK_THROWS_WITH_AS(sim->TryStep(), doctest::Contains("opt.xml: mjModel.opt.timestep = 0 (changed after "
+                                                           "loading): the time step must be a positive"),
+                       ConfigError);
+  CHECK_THROWS_AS(sim->Forward(), ConfigError);
+  CHECK(sim->data()->time == t);  // nothing stepped
+  m->opt.timestep = 0.01;
+  m->opt.integrator = 9;
+  CHECK_THROWS_WITH_AS(sim->Step(), doctest::Contains("mjModel.opt.integrator = 9 (changed after loading): not "
+                                                        "an mjtIntegrator"),
+                       ConfigError);
+  m->opt.integrator = mjINT_EULER;
+  CHECK(sim->TryStep());
+  CHECK(sim->data()->time == doctest::Approx(t + 0.01));
+}
+
 TEST_CASE("a diverging state is reported, names the joint, and does not abort") {
   auto sim = Simulation::LoadString(test::SingleBody(test::Hydro(kZero6, "1 1 1 1 1 1", kZero6)),
                                     {}, "vehicle.xml");
