@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/arguments.h"
+#include "cli/output_path.h"
 #include "nereid/error.h"
 #include "nereid/output.h"
 #include "nereid/rl.h"
@@ -115,6 +116,7 @@ int Baselines(const std::vector<std::string>& args, const std::string& model_dir
   const int n = static_cast<int>(episodes);
   const uint64_t s0 = static_cast<uint64_t>(seed);
   const rl::TaskSpec& spec = rl::FindTask(task);  // throws, listing the tasks, if unknown
+  if (!out.empty()) PrepareOutputFile(out, "--out");  // before the episodes
   nlohmann::json report = {{"task", spec.id}, {"episodes", n}, {"seed", seed},
                            {"note", "episode k: reset(seed + k); mean return over the episodes"}};
   auto none = [] {};

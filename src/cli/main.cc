@@ -20,6 +20,7 @@
 #include "cli/crosscheck.h"
 #include "cli/arguments.h"
 #include "cli/info.h"
+#include "cli/output_path.h"
 #include "cli/python.h"
 #include "nereid/error.h"
 #include "nereid/mpc.h"
@@ -99,6 +100,7 @@ int Bench(const std::vector<std::string>& args) {
   app.add_flag_callback("--no-mpc", [&] { options.mpc = false; });
   nereid::cli::AddNumber<long>(app, "--rl-steps", [&](const long& x) { options.rl_env_steps = x; }, 1, 1000000000);
   parser.Parse(args);
+  if (!out.empty()) nereid::cli::PrepareOutputFile(out, "--out");  // before minutes of benchmarks
   nereid::BenchReport report = nereid::RunBenchmarks(options);
   nereid::RunTetherLoadBenchmarks(options, &report);
   if (options.rl) nereid::RunRlBenchmarks(options, &report);

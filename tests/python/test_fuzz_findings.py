@@ -4,9 +4,11 @@ conversion, a huge message, a "wrote ..." on a full disk or an unbounded read.
 Python: nereid.rollout with complex or object arrays, or a non-integer nthread;
 nereid.reset with a key below -1; nereid.load of a scenario that is a device.
 Command line (NEREID_CLI): nereid crosscheck on a full disk; a scenario that is /dev/zero
-(run, crosscheck); a 5000-character choice, path or task name echoed whole."""
+(run, crosscheck); a 5000-character choice, path or task name echoed whole; bench and
+baselines with an --out file that cannot be written (found at the end of the work)."""
 import json
 import os
+import re
 import subprocess
 
 import numpy as np
@@ -122,3 +124,24 @@ def test_a_huge_argument_is_echoed_cut(tmp_path, args):
     message = p.stderr.split("\nusage:\n", 1)[0]
     assert p.returncode in (1, 2) and "yyyyyyyyyy..." in message and len(message) < 400, \
         (p.returncode, len(message), message[:300])
+
+
+@needs_cli
+@pytest.mark.parametrize("command", [["bench", "--steps", "1", "--samples", "1", "--no-rl", "--no-mpc"],
+                                     ["baselines", "BlueROV2StationKeeping-v0", "--episodes", "1", "--no-mpc"]])
+@pytest.mark.parametrize("where,reason", [("afile/out.json", "cannot create the folder .*afile: Not a directory"),
+                                          ("adir", "is a folder; a file name is expected")])
+def test_bench_and_baselines_check_their_out_file_before_the_work(tmp_path, command, where, reason):
+    (tmp_path / "afile").write_text("x")
+    (tmp_path / "adir").mkdir()
+    p = run(*command, "--out", str(tmp_path / where))
+    assert p.returncode == 1 and re.search(re.escape(where) + r" \(--out\): " + reason, p.stderr), \
+        (p.returncode, p.stderr[-300:])
+    assert p.stdout == "", p.stdout[-300:]  # refused before the benchmarks or episodes ran (it failed at their end)
+
+
+@needs_cli
+def test_baselines_makes_the_folders_of_its_out_file(tmp_path):
+    out = tmp_path / "a" / "b" / "report.json"
+    p = run("baselines", "BlueROV2StationKeeping-v0", "--episodes", "1", "--no-mpc", "--out", str(out))
+    assert p.returncode == 0 and json.loads(out.read_text())["episodes"] == 1, (p.returncode, p.stderr[-300:])
