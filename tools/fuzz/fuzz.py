@@ -915,14 +915,21 @@ PY_GROUP = 26  # operations per process in the coverage cases
 PY_EVERY = 25  # a random python case every PY_EVERY rounds of the other kinds
 
 
-def python_coverage():
+def python_operations(envs=True):
+    """[name, variant] of every operation variant (without the RL environments' when
+    Gymnasium is not there)."""
+    return [[name, i] for name, (variants, _) in pyapi.OPS.items() for i in range(len(variants))
+            if envs or not name.startswith("env_")]
+
+
+def python_coverage(envs=True):
     """Every operation variant once, in groups of PY_GROUP per process."""
-    todo = [[name, i] for name, (variants, _) in pyapi.OPS.items() for i in range(len(variants))]
+    todo = python_operations(envs)
     return [todo[k:k + PY_GROUP] for k in range(0, len(todo), PY_GROUP)]
 
 
-def python_random(rng):
-    todo = [[name, i] for name, (variants, _) in pyapi.OPS.items() for i in range(len(variants))]
+def python_random(rng, envs=True):
+    todo = python_operations(envs)
     return [rng.choice(todo) for _ in range(rng.randint(3, 8))]
 
 
@@ -1141,12 +1148,13 @@ class Generator:
     has kind N mod 3, ids "N"); the xml, cli and python kinds number their own cases
     ("xml-N", "cli-N", "py-N"), the first ones being their coverage lists."""
 
-    def __init__(self, args, seeds, plugin_keys, commands, unwritable):
+    def __init__(self, args, seeds, plugin_keys, commands, unwritable, envs=True):
         self.args, self.seeds, self.plugin_keys = args, seeds, plugin_keys
         self.commands, self.unwritable = commands, unwritable
         self.xml_cover = xml_coverage(seeds[0], args.source)
         self.cli_cover = cli_coverage(commands, unwritable, args.source)
-        self.py_cover = python_coverage()
+        self.envs = envs
+        self.py_cover = python_coverage(envs)
 
     def coverage_counts(self):
         return {"xml": len(self.xml_cover), "cli": len(self.cli_cover), "python": len(self.py_cover)}
@@ -1196,7 +1204,7 @@ class Generator:
         if n < len(self.py_cover):
             ops, coverage = self.py_cover[n], True
         else:
-            ops, coverage = python_random(random.Random(f"nereid-fuzz/{self.args.seed}/py/{n}")), False
+            ops, coverage = python_random(random.Random(f"nereid-fuzz/{self.args.seed}/py/{n}"), self.envs), False
         desc = ", ".join(f"{name}({short(repr(pyapi.OPS[name][0][i][0]), 40)})" for name, i in ops)
         return Case(f"py-{n}", "python", "tools/fuzz/pyapi.py", desc, to_bytes(json.dumps(ops)), ".json",
                     ops=ops, coverage=coverage)
@@ -1572,17 +1580,21 @@ def repro_line(result, case, args):
 
 
 def python_available(args):
-    """None when the python kind can run (nereid imports from --python-path), else why not."""
+    """(None, whether the RL environments import) when the python kind can run (nereid
+    imports from --python-path), else (why not, False)."""
     if not args.python_path or not os.path.isdir(os.path.join(args.python_path, "nereid")):
-        return f"no nereid package in {args.python_path or '(no --python-path)'}"
+        return f"no nereid package in {args.python_path or '(no --python-path)'}", False
     env = dict(os.environ, PYTHONPATH=args.python_path, NEREID_MODEL_DIR=os.path.join(args.source, "models"))
-    try:
-        p = subprocess.run([args.python, "-c", "import nereid, numpy, mujoco; import nereid.envs"], env=env,
-                           capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return str(e)
-    return None if p.returncode == 0 else short(p.stderr.strip().splitlines()[-1] if p.stderr.strip() else
-                                                f"exit {p.returncode}", 200)
+    results = []
+    for code in ("import nereid, numpy, mujoco", "import nereid.envs"):
+        try:
+            p = subprocess.run([args.python, "-c", code], env=env, capture_output=True, text=True, timeout=120,
+                               stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return str(e), False
+        results.append(None if p.returncode == 0 else short(p.stderr.strip().splitlines()[-1] if p.stderr.strip()
+                                                            else f"exit {p.returncode}", 200))
+    return results[0], results[1] is None
 
 
 def main(argv=None):
@@ -1651,15 +1663,18 @@ def main(argv=None):
     plugin_keys = load_plugin_keys(args.source)
     commands = read_cli_commands(args.nereid)
     unwritable = probe_unwritable(work)
-    gen = Generator(args, seeds, plugin_keys, commands, unwritable)
+    envs = True
     if "python" in kinds and not args.list:
-        why = python_available(args)
+        why, envs = python_available(args)
         if why and args.need_python:
             print(f"fuzz.py: the python kind cannot run: {why}", file=sys.stderr)
             return 2
         if why:
             kinds.remove("python")
             print(f"fuzz.py: the python kind is skipped: {why}", flush=True)
+        elif not envs:
+            print("fuzz.py: the RL environments do not import (Gymnasium?): their operations are skipped", flush=True)
+    gen = Generator(args, seeds, plugin_keys, commands, unwritable, envs)
 
     def coverage():
         counts = gen.coverage_counts()
