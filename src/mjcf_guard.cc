@@ -10,10 +10,11 @@
 namespace nereid {
 namespace {
 
-// Whether text[at] starts an XML numeric character reference ("&#37;", "&#x25;", "&#X25;",
-// any number of leading zeros) that the XML parser decodes to '%'; *spelling: its text.
-bool DecodesToPercent(const std::string& text, size_t at, std::string* spelling) {
-  if (text.compare(at, 2, "&#") != 0) return false;
+// The character an XML numeric character reference at text[at] decodes to ("&#37;",
+// "&#x25;", "&#X25;", any number of leading zeros); *spelling: its text. -1 when there is
+// none there (or it is no character: the parser keeps such text as it is).
+long DecodedReference(const std::string& text, size_t at, std::string* spelling) {
+  if (text.compare(at, 2, "&#") != 0) return -1;
   size_t i = at + 2;
   const bool hex = i < text.size() && (text[i] == 'x' || text[i] == 'X');
   if (hex) ++i;
@@ -25,13 +26,13 @@ bool DecodesToPercent(const std::string& text, size_t at, std::string* spelling)
     if (c >= '0' && c <= '9') digit = c - '0';
     else if (hex && c >= 'a' && c <= 'f') digit = c - 'a' + 10;
     else if (hex && c >= 'A' && c <= 'F') digit = c - 'A' + 10;
-    if (digit < 0) return false;
+    if (digit < 0) return -1;
     value = value * (hex ? 16 : 10) + static_cast<unsigned long>(digit);
-    if (value > 0x10FFFF) return false;  // not a character; the parser keeps it as text
+    if (value > 0x10FFFF) return -1;  // not a character; the parser keeps it as text
   }
-  if (i == text.size() || i == digits || value != '%') return false;
+  if (i == text.size() || i == digits) return -1;
   *spelling = text.substr(at, i + 1 - at);
-  return true;
+  return static_cast<long>(value);
 }
 
 }  // namespace
@@ -51,15 +52,25 @@ void CheckMjcfText(const std::string& text, const std::string& name, const std::
     }
     if (text[i] == '\n') ++line;
     std::string spelling;
+    const long decoded = text[i] == '&' ? DecodedReference(text, i, &spelling) : -1;
+    std::string what;
     if (text[i] == '%') {
-      spelling = "'%'";
-    } else if (text[i] == '&' && DecodesToPercent(text, i, &spelling)) {
-      spelling = "'" + spelling + "' (a character reference for '%')";
+      what = "'%'";
+    } else if (decoded == '%') {
+      what = "'" + spelling + "' (a character reference for '%')";
     }
-    if (!spelling.empty()) {
-      throw ConfigError(name + ": line " + std::to_string(line) + ": " + spelling +
+    if (!what.empty()) {
+      throw ConfigError(name + ": line " + std::to_string(line) + ": " + what +
                         " outside a comment is refused: MuJoCo's MJCF parser (3.14) passes some "
                         "attribute values through printf as formats when it reports an error");
+    }
+    // XML allows no NUL; MuJoCo's parser would end the text there (a raw one) or cut the
+    // value there: <include file="a.xml&#0;.bak"/> loaded a.xml
+    if (text[i] == '\0' || decoded == 0) {
+      throw ConfigError(name + ": line " + std::to_string(line) + ": " +
+                        (decoded == 0 ? "'" + spelling + "' (a character reference for NUL)" : std::string("a NUL byte")) +
+                        " is refused: XML does not allow it, and MuJoCo's parser would cut the text or the value "
+                        "there");
     }
     plain += text[i];
   }

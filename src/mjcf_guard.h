@@ -12,7 +12,9 @@ namespace nereid {
 // Throws ConfigError naming `name` and the line when `text` holds a '%' outside a comment,
 // spelled out or as a character reference the XML parser decodes to '%'. MuJoCo's parser
 // passes some attribute values through printf as formats in its error messages (an unknown
-// class="%s%n" reads memory or aborts the process). Included files are checked too
+// class="%s%n" reads memory or aborts the process). Likewise a NUL outside a comment, a
+// byte or a reference ("&#0;"): XML allows none, and the parser would cut the value there
+// (<include file="a.xml&#0;.bak"/> loaded a.xml). Included files are checked too
 // (relative to `dir`; nesting bounded at 16).
 void CheckMjcfText(const std::string& text, const std::string& name, const std::filesystem::path& dir,
                    int depth = 0);

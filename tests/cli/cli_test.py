@@ -185,6 +185,20 @@ for n, spelling in enumerate(["&#37;", "&#x25;", "&#X25;", "&#0037;", "&#x00025;
         check(f"{label}: the character reference {spelling} for '%' is refused, naming file and line",
               p.returncode == 1 and where in p.stderr and f"'{spelling}' (a character reference for '%')" in p.stderr,
               (p.returncode, p.stderr[-300:]))
+# a NUL in MJCF, a byte or a character reference (&#0;, &#x0;, &#000;): XML allows none, and
+# MuJoCo's parser cut the value there: <include file="MODEL&#0;.bak"/> loaded MODEL
+for n, (spelling, shown) in enumerate([("&#0;", "'&#0;' (a character reference for NUL)"),
+                                       ("&#x0;", "'&#x0;' (a character reference for NUL)"),
+                                       ("&#000;", "'&#000;' (a character reference for NUL)"),
+                                       ("\0", "a NUL byte")]):
+    nul = os.path.join(work, f"nul{n}.xml")
+    with open(nul, "w") as f:
+        f.write(f'<mujoco>\n<!-- {spelling} in a comment is fine -->\n<include file="{xml}{spelling}.bak"/>\n</mujoco>')
+    for args in (("run", nul, "--out", os.path.join(work, "nul")), ("info", nul)):
+        p = run(*args)
+        check(f"{args[0]}: {shown} in an <include> path is refused, naming file and line",
+              p.returncode == 1 and f"nul{n}.xml: line 3: {shown} is refused" in p.stderr and "wrote" not in p.stdout,
+              (p.returncode, p.stdout[-200:], p.stderr[-300:]))
 p = run("run", "/" + "a" * 2000 + ".xml", "--out", os.path.join(work, "longpath"))
 check("a model path over 1024 characters is refused with the limit, the echo cut",
       p.returncode == 1 and "at most 1024" in p.stderr and len(p.stderr) < 400, (p.returncode, len(p.stderr)))

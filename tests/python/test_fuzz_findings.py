@@ -145,3 +145,10 @@ def test_baselines_makes_the_folders_of_its_out_file(tmp_path):
     out = tmp_path / "a" / "b" / "report.json"
     p = run("baselines", "BlueROV2StationKeeping-v0", "--episodes", "1", "--no-mpc", "--out", str(out))
     assert p.returncode == 0 and json.loads(out.read_text())["episodes"] == 1, (p.returncode, p.stderr[-300:])
+
+
+def test_load_refuses_a_nul_character_reference_in_an_include(tmp_path):
+    model = tmp_path / "nul.xml"
+    model.write_text(f'<mujoco>\n<include file="{nereid.model_path("bluerov")}&#0;.bak"/>\n</mujoco>')
+    with pytest.raises(nereid.Error, match=r"nul.xml: line 2: '&#0;' \(a character reference for NUL\) is refused"):
+        nereid.load(model)  # the parser cut the path at the NUL: it loaded bluerov.xml

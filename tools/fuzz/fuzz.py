@@ -39,8 +39,8 @@ Kinds (ids "N" for the first three, case N having kind N mod 3; "xml-N", "cli-N"
 
 Outcomes (one per case):  ok (exit 0); error (exit 1, 2 or 3 with a message: on stderr,
 or for a run that stopped on a diverged state or a MuJoCo error, in summary.json);
-wrong-ok (exit 0, or no exception, on a known-bad input: a '%' the MJCF parser would
-see, a number or path the class says must be refused); crash (a signal, any other exit
+wrong-ok (exit 0, or no exception, on a known-bad input: a '%' or a NUL the MJCF parser
+would see, a number or path the class says must be refused); crash (a signal, any other exit
 status, or exit 1/2/3 with no message); hang (timeout, or an output file beyond
 --output-mb: no end in bounded time or space).
 Flags (any case): log-file (MUJOCO_LOG.TXT appeared in the working directory),
@@ -477,18 +477,19 @@ NAMED_REFS = ["&amp;", "&lt;", "&gt;", "&quot;", "&apos;", "&AMP;", "&nbsp;", "&
 REF_TEXTS = ["a", "n", "s", "x", "1", "0.5", " ", "visual", "-", "0 0 1"]
 ISSUE_VALUE = "a&#37;n&#37;n&#37;n&#37;s"  # issue 34's class value
 PERCENT_REF_RE = re.compile(r"&#(0*37|[xX]0*25);")
+NUL_REF_RE = re.compile(r"&#(0+|[xX]0+);")
 COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
 ATTR_RE = re.compile(r'(\s)([A-Za-z_:][-\w:.]*)="([^"<]*)"')
 CLASS_ELEMENT_RE = re.compile(r"<(geom|body|site|joint|camera|light|motor|general|mesh|material)\b")
 DECLARATION_RE = re.compile(r"\A(\ufeff?\s*<\?xml[^>]*\?>)?")
 
 
-def percent_in_mjcf(text):
-    """Whether MJCF text holds a '%' outside comments, spelled out or as a character reference
-    the XML parser decodes to '%': input Nereid refuses before MuJoCo parses it
-    (docs/robustness.md), so an exit 0 on it is a wrong success."""
+def refused_in_mjcf(text):
+    """Whether MJCF text holds a '%' or a NUL outside comments, spelled out or as a
+    character reference the XML parser decodes to one: input Nereid refuses before MuJoCo
+    parses it (docs/robustness.md), so an exit 0 on it is a wrong success."""
     t = COMMENT_RE.sub("", text)
-    return "%" in t or PERCENT_REF_RE.search(t) is not None
+    return "%" in t or "\0" in t or PERCENT_REF_RE.search(t) is not None or NUL_REF_RE.search(t) is not None
 
 
 def ref_value(rng):
@@ -1415,10 +1416,11 @@ def judge_python(case, proc, stdout, stderr, timed_out):
 
 
 def case_expect(case):
-    """The case's expectation; a model holding a '%' the XML parser would see is known-bad
-    whatever its kind (Nereid refuses it before MuJoCo parses it, docs/robustness.md)."""
+    """The case's expectation; a model holding a '%' or a NUL the XML parser would see is
+    known-bad whatever its kind (Nereid refuses it before MuJoCo parses it,
+    docs/robustness.md)."""
     if case.expect is None and case.ops is None and case.suffix == ".xml" and case.data is not None \
-            and percent_in_mjcf(case.data.decode("utf-8", "surrogateescape")):
+            and refused_in_mjcf(case.data.decode("utf-8", "surrogateescape")):
         return err([])
     return case.expect
 
