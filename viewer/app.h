@@ -47,34 +47,50 @@ class App final {
  private:
   enum class CameraMode { kFollow, kFree, kFixed };
 
+  // app.cc: loading and resetting
   void Load();
   void Reset();
+
+  // app_window.cc: the window, MuJoCo's rendering context and the camera
   void OpenWindow();
   void SetCamera(CameraMode mode);
+
+  // app_input.cc
+  // teleoperation from held keys and the first gamepad
+  void PollTeleoperation();
+  // false when the scenario has ended (its path is complete): do not step
+  bool ApplyInputs();
+  void OnKey(int key);
+  static void KeyCallback(GLFWwindow* window, int key, int scancode, int action, int mods);
+  static void MouseButtonCallback(GLFWwindow* window, int button, int action, int mods);
+  static void CursorCallback(GLFWwindow* window, double x, double y);
+  static void ScrollCallback(GLFWwindow* window, double dx, double dy);
+
+  // app_stepping.cc
   void Advance(double sim_seconds, double wall_budget);
   // headless: steps until `target` steps since the start (or a pause)
   void AdvanceSteps(long target);
   void PushPlots();
   bool StepOnce();
-  // false when the scenario has ended (its path is complete): do not step
-  bool ApplyInputs();
+
+  // app_render.cc
   void Render(int width, int height);
   void DrawHud(const mjrRect& viewport);
   // the HUD's "controller" line: the scenario's path controller (its reference point and
   // the vehicle's distance to it), vms controller and holds, or empty
   std::string ControllerStatus() const;
+
+  // app_capture.cc
   Image ReadPixels(int width, int height) const;
-  void OnKey(int key);
+  void TakeScreenshot();  // the window's image into nereid-view-<date>-<time>.png
   // each returns "" or the error (also shown as message_); RecordFrame stops on an error
   std::string StartRecording();
   std::string StopRecording();  // encodes the video
   std::string RecordFrame(int width, int height);
   std::string WriteImage(const std::string& path, const Image& image, int level = 6);
 
-  static void KeyCallback(GLFWwindow* window, int key, int scancode, int action, int mods);
-  static void MouseButtonCallback(GLFWwindow* window, int button, int action, int mods);
-  static void CursorCallback(GLFWwindow* window, double x, double y);
-  static void ScrollCallback(GLFWwindow* window, double dx, double dy);
+  // app_headless.cc: --report (throws OutputError)
+  void WriteReport(int width, int height) const;
 
   ViewerOptions options_;
   std::optional<Scenario> scenario_;

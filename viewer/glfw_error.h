@@ -1,6 +1,6 @@
 // Copyright Nereid authors.
 // GLFW's failures as Nereid's messages: what failed, what the error code means for the
-// user, then GLFW's own text as a detail. app.cc installs the error callback.
+// user, then GLFW's own text as a detail. app_window.cc installs the error callback.
 #ifndef NEREID_VIEWER_GLFW_ERROR_H_
 #define NEREID_VIEWER_GLFW_ERROR_H_
 

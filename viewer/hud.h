@@ -1,6 +1,6 @@
 // Copyright Nereid authors.
 // The heads-up display: a two-column text block (mjr_overlay) and live plots (mjr_figure).
-// Everything here is formatting and bookkeeping; drawing happens in app.cc.
+// Everything here is formatting and bookkeeping; drawing happens in app_render.cc.
 #ifndef NEREID_VIEWER_HUD_H_
 #define NEREID_VIEWER_HUD_H_
 
