@@ -347,6 +347,10 @@ std::string Simulation::DivergenceMessage() const {
 }
 
 void Simulation::Reset(int key) {
+  if (key < -1) {  // -1 is the defaults; anything below was taken for them without a word
+    throw ConfigError(source_ + ": reset to keyframe " + std::to_string(key) +
+                      ": expected a keyframe index >= 0, or -1 for the model's defaults");
+  }
   if (key >= 0 && key < m_->nkey) {
     mj_resetDataKeyframe(m_, d_, key);
   } else {

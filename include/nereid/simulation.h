@@ -130,7 +130,8 @@ class Simulation final {
   bool TryStep(std::string* error = nullptr);
   // Forward dynamics at the current state (added mass included), without integrating.
   void Forward();
-  // Resets to the model's defaults, or to keyframe `key` (>= 0).
+  // Resets to the model's defaults (key -1), or to keyframe `key` (>= 0); a key below -1
+  // is a ConfigError.
   void Reset(int key = -1);
 
   // The nereid.current instance's field in this mjData (nullptr if the model has none).

@@ -152,3 +152,10 @@ def test_load_refuses_a_nul_character_reference_in_an_include(tmp_path):
     model.write_text(f'<mujoco>\n<include file="{nereid.model_path("bluerov")}&#0;.bak"/>\n</mujoco>')
     with pytest.raises(nereid.Error, match=r"nul.xml: line 2: '&#0;' \(a character reference for NUL\) is refused"):
         nereid.load(model)  # the parser cut the path at the NUL: it loaded bluerov.xml
+
+
+def test_stepper_reset_refuses_a_key_below_minus_one(heavy):
+    model, data = heavy
+    with pytest.raises(nereid.Error, match=r"reset to keyframe -2: expected a keyframe index >= 0, or -1"):
+        nereid.stepper(model, data).reset(-2)  # Simulation::Reset took it for the defaults
+    nereid.stepper(model, data).reset(-1)
