@@ -181,10 +181,14 @@ def step_mismatched_data(c, kind):
     c.nereid.step(m, d, 5)
 
 
-@op((-2, "error"), (1, "error"), (2 ** 31, "error"), (2 ** 63, "error"), (-1, None), (0, "ok"))
+@op((-2, "error"), (1, "error"), (2 ** 31, "error"), (2 ** 63, "error"), (-1, None), (0, "ok"), (0.5, "error"),
+    ("Stepper -2", "error"), ("Stepper 1", "error"))
 def reset_bad_key(c, key):
     m, d = c.heavy()
-    c.nereid.reset(m, d, key)
+    if isinstance(key, str):  # the Stepper itself
+        c.nereid.stepper(m, d).reset(int(key.split()[1]))
+    else:
+        c.nereid.reset(m, d, key)
 
 
 @op(("engine", "error"), ("integrator", "error"), ("constraints", "error"), ("timestep-nan", "error"),
