@@ -14,6 +14,8 @@
 #include <functional>
 #include <memory>
 #include <random>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -81,99 +83,113 @@ nlohmann::json Summary(const Score& s) {
   return j;
 }
 
-}  // namespace
-
-int Baselines(const std::vector<std::string>& args, const std::string& model_dir) {
+// The command line of `nereid baselines`.
+struct BaselinesOptions {
   std::string task, out;
   long episodes = 10, seed = 10000;
   bool mpc = true;
   double mpc_period = 0.1;
   long mpc_horizon = 20;
   MpcPrediction mpc_prediction = MpcPrediction::kFull;
+};
+
+// Throws Usage (no task) or CLI11's errors, as Parser::Parse does.
+BaselinesOptions ParseBaselines(const std::vector<std::string>& args) {
+  BaselinesOptions o;
   Parser parser("baselines");
   CLI::App& app = parser.app();
-  AddInput(app, &task, "task");
-  AddNumber<long>(app, "--episodes", [&](const long& x) { episodes = x; }, 1, kMaxEpisodes);
+  AddInput(app, &o.task, "task");
+  AddNumber<long>(app, "--episodes", [&](const long& x) { o.episodes = x; }, 1, kMaxEpisodes);
   // read as text: CLI11 caps an integer beyond long's range at its maximum without a word
   app.add_option_function<std::string>("--seed", [&](const std::string& text) {
     const char* end = text.data() + text.size();
-    const auto [at, error] = std::from_chars(text.data(), end, seed);
-    if (error == std::errc::result_out_of_range || (error == std::errc() && at == end && seed < 0)) {
+    const auto [at, error] = std::from_chars(text.data(), end, o.seed);
+    if (error == std::errc::result_out_of_range || (error == std::errc() && at == end && o.seed < 0)) {
       throw CLI::ValidationError("--seed", "must be in 0..9223372036854775807, got " + Excerpt(text));
     }
     if (error != std::errc() || at != end) {
       throw CLI::ValidationError("--seed", "expected an integer, got '" + Excerpt(text) + "'");
     }
   });
-  app.add_option("--out", out);
-  app.add_flag_callback("--no-mpc", [&] { mpc = false; });
-  AddNumber<double>(app, "--mpc-period", [&](const double& x) { mpc_period = x; }, 1e-3, 60);
-  AddNumber<long>(app, "--mpc-horizon", [&](const long& x) { mpc_horizon = x; }, 1, MpcOptions::kMaxHorizon);
+  app.add_option("--out", o.out);
+  app.add_flag_callback("--no-mpc", [&] { o.mpc = false; });
+  AddNumber<double>(app, "--mpc-period", [&](const double& x) { o.mpc_period = x; }, 1e-3, 60);
+  AddNumber<long>(app, "--mpc-horizon", [&](const long& x) { o.mpc_horizon = x; }, 1, MpcOptions::kMaxHorizon);
   AddChoice<MpcPrediction>(app, "--mpc-prediction", kMpcPredictionNames,
-                           [&](const MpcPrediction& x) { mpc_prediction = x; });
+                           [&](const MpcPrediction& x) { o.mpc_prediction = x; });
   parser.Parse(args);
-  if (task.empty()) throw Usage{"baselines needs a TASK (e.g. BlueROV2StationKeeping-v0)"};
-  const int n = static_cast<int>(episodes);
-  const uint64_t s0 = static_cast<uint64_t>(seed);
-  const rl::TaskSpec& spec = rl::FindTask(task);  // throws, listing the tasks, if unknown
-  if (!out.empty()) PrepareOutputFile(out, "--out");  // before the episodes
-  nlohmann::json report = {{"task", spec.id}, {"episodes", n}, {"seed", seed},
-                           {"note", "episode k: reset(seed + k); mean return over the episodes"}};
-  auto none = [] {};
-  {
-    rl::BatchEnv batch(task, 1, 1, model_dir);
-    report["policies"]["zero"] = Summary(Evaluate(batch, n, s0, none, [&](float* a) {
-      std::fill(a, a + batch.action_size(), 0.0f);
-    }));
-  }
-  {
-    rl::BatchEnv batch(task, 1, 1, model_dir);
-    std::mt19937_64 rng(0);
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    report["policies"]["random"] = Summary(Evaluate(batch, n, s0, none, [&](float* a) {
-      for (int j = 0; j < batch.action_size(); ++j) a[j] = uniform(rng);
-    }));
-  }
-  {
-    rl::BatchEnv batch(task, 1, 1, model_dir);
-    report["policies"]["scripted_pid"] = Summary(Evaluate(batch, n, s0, none, [&](float* a) {
-      batch.env(0).ScriptedAction(a);
-    }));
-  }
+  if (o.task.empty()) throw Usage{"baselines needs a TASK (e.g. BlueROV2StationKeeping-v0)"};
+  return o;
+}
+
+// The summary of `act` (the action of env 0 of a fresh batch, before every step) over the
+// episodes.
+nlohmann::json ScorePolicy(const BaselinesOptions& o, const std::string& model_dir,
+                           const std::function<void(rl::BatchEnv&, float*)>& act) {
+  rl::BatchEnv batch(o.task, 1, 1, model_dir);
+  return Summary(Evaluate(batch, static_cast<int>(o.episodes), static_cast<uint64_t>(o.seed), [] {},
+                          [&](float* a) { act(batch, a); }));
+}
+
 #ifdef NEREID_HAVE_MPC
-  if (mpc) {
-    rl::BatchEnv batch(task, 1, 1, model_dir);
-    if (!batch.env(0).task().station()) {
-      report["policies"]["mpc"] = {{"skipped", "the task holds no station"}};
-    } else {
-      MpcOptions options;
-      options.control_period = mpc_period;
-      options.horizon = static_cast<int>(mpc_horizon);
-      options.prediction = mpc_prediction;
-      MpcStationPolicy policy(batch.env(0), options);  // the nominal model: before any reset
-      Score score = Evaluate(batch, n, s0, [&] { policy.Reset(); }, [&](float* a) { policy.Act(a); });
-      score.extra = {{"control_period_s", options.control_period},
-                     {"horizon", options.horizon},
-                     {"prediction", ToString(options.prediction)},
-                     {"plans", policy.plans()},
-                     {"failed_solves", policy.failed_solves()},
-                     {"solve_time_median_s", NearestRankQuantile(policy.solve_times(), 0.5)}};
-      report["policies"]["mpc"] = Summary(score);
-    }
-  }
-#else
-  (void)mpc, (void)mpc_period, (void)mpc_horizon;
+// The MPC's summary over the episodes (its settings, plans and solve times added), or why
+// it was skipped: the task holds no station.
+nlohmann::json ScoreMpc(const BaselinesOptions& o, const std::string& model_dir) {
+  rl::BatchEnv batch(o.task, 1, 1, model_dir);
+  if (!batch.env(0).task().station()) return {{"skipped", "the task holds no station"}};
+  MpcOptions options;
+  options.control_period = o.mpc_period;
+  options.horizon = static_cast<int>(o.mpc_horizon);
+  options.prediction = o.mpc_prediction;
+  MpcStationPolicy policy(batch.env(0), options);  // the nominal model: before any reset
+  Score score = Evaluate(batch, static_cast<int>(o.episodes), static_cast<uint64_t>(o.seed),
+                         [&] { policy.Reset(); }, [&](float* a) { policy.Act(a); });
+  score.extra = {{"control_period_s", options.control_period},
+                 {"horizon", options.horizon},
+                 {"prediction", ToString(options.prediction)},
+                 {"plans", policy.plans()},
+                 {"failed_solves", policy.failed_solves()},
+                 {"solve_time_median_s", NearestRankQuantile(policy.solve_times(), 0.5)}};
+  return Summary(score);
+}
 #endif
-  std::printf("%s, %d episodes (seeds %ld..%ld): mean return, final position error\n", spec.id.c_str(), n, seed,
-              seed + n - 1);
+
+// Each policy's mean return with its spread and the mean final position error.
+void PrintScores(const nlohmann::json& report, const std::string& task, const BaselinesOptions& o) {
+  std::printf("%s, %d episodes (seeds %ld..%ld): mean return, final position error\n", task.c_str(),
+              static_cast<int>(o.episodes), o.seed, o.seed + static_cast<int>(o.episodes) - 1);
   for (const auto& [name, p] : report["policies"].items()) {
     if (!p.contains("mean_return")) continue;
     std::printf("  %-14s %10.2f +- %8.2f   %.4f m\n", name.c_str(), p["mean_return"].get<double>(),
                 p["std_return"].get<double>(), p["mean_final_position_error_m"].get<double>());
   }
-  if (!out.empty()) {
-    WriteOutputFile(out, report.dump(2) + "\n");
-    std::printf("wrote %s\n", out.c_str());
+}
+
+}  // namespace
+
+int Baselines(const std::vector<std::string>& args, const std::string& model_dir) {
+  const BaselinesOptions o = ParseBaselines(args);
+  const rl::TaskSpec& spec = rl::FindTask(o.task);  // throws, listing the tasks, if unknown
+  nlohmann::json report = {{"task", spec.id}, {"episodes", static_cast<int>(o.episodes)}, {"seed", o.seed},
+                           {"note", "episode k: reset(seed + k); mean return over the episodes"}};
+  report["policies"]["zero"] = ScorePolicy(o, model_dir, [](rl::BatchEnv& batch, float* a) {
+    std::fill(a, a + batch.action_size(), 0.0f);
+  });
+  std::mt19937_64 rng(0);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  report["policies"]["random"] = ScorePolicy(o, model_dir, [&](rl::BatchEnv& batch, float* a) {
+    for (int j = 0; j < batch.action_size(); ++j) a[j] = uniform(rng);
+  });
+  report["policies"]["scripted_pid"] = ScorePolicy(o, model_dir, [](rl::BatchEnv& batch, float* a) {
+    batch.env(0).ScriptedAction(a);
+  });
+#ifdef NEREID_HAVE_MPC
+  if (o.mpc) report["policies"]["mpc"] = ScoreMpc(o, model_dir);
+#endif
+  PrintScores(report, spec.id, o);
+  if (!o.out.empty()) {
+    WriteOutputFile(o.out, report.dump(2) + "\n");
+    std::printf("wrote %s\n", o.out.c_str());
   }
   return 0;
 }
