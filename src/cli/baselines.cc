@@ -170,6 +170,7 @@ void PrintScores(const nlohmann::json& report, const std::string& task, const Ba
 int Baselines(const std::vector<std::string>& args, const std::string& model_dir) {
   const BaselinesOptions o = ParseBaselines(args);
   const rl::TaskSpec& spec = rl::FindTask(o.task);  // throws, listing the tasks, if unknown
+  if (!o.out.empty()) PrepareOutputFile(o.out, "--out");  // before the episodes
   nlohmann::json report = {{"task", spec.id}, {"episodes", static_cast<int>(o.episodes)}, {"seed", o.seed},
                            {"note", "episode k: reset(seed + k); mean return over the episodes"}};
   report["policies"]["zero"] = ScorePolicy(o, model_dir, [](rl::BatchEnv& batch, float* a) {
