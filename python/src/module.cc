@@ -153,16 +153,9 @@ nereid::SimulationOptions Options(const std::optional<std::string>& engine,
   return options;
 }
 
-}  // namespace
-
-PYBIND11_MODULE(_nereid, m) {
-  m.doc() = "Nereid's C++ reinforcement-learning environments";
-  auto& error = py::register_exception<nereid::Error>(m, "Error", PyExc_ValueError);
-  // MuJoCo raised a fatal error (mju_error) in a step: a nereid.Error, never a process exit
-  py::register_exception<nereid::MuJoCoError>(m, "MuJoCoError", error.ptr());
-  // the state stopped being finite (or exceeded 1e10) in a step; MuJoCo reset the data
-  py::register_exception<nereid::DivergenceError>(m, "DivergenceError", error.ptr());
-
+// The module's functions: the task list, the model folder, the engine scope, the compile
+// step behind nereid.load and the rollouts
+void BindFunctions(py::module_& m) {
   m.def("tasks", [] {
     py::list out;
     for (const nereid::rl::TaskSpec& spec : nereid::rl::Tasks()) {
@@ -236,7 +229,10 @@ PYBIND11_MODULE(_nereid, m) {
   }, py::arg("model"), py::arg("initial_state"), py::arg("control"), py::arg("nstep"), py::arg("nthread"),
      py::arg("engine") = py::none(), py::arg("constraints") = py::none());
   m.def("_state_size", [](py::object model) { return nereid::RolloutSizesOf(Address<mjModel>(model, "model")).nstate; });
+}
 
+// nereid.Stepper: Nereid's stepper on MuJoCo's Python objects
+void BindStepper(py::module_& m) {
   py::class_<Stepper>(m, "Stepper", R"(Nereid's stepper on a mujoco.MjModel and mujoco.MjData.
 
 Steps them in place (added mass in the mass matrix, RK4 with added mass in every stage, UK
@@ -351,7 +347,10 @@ nereid.make_data (or nereid.load). It keeps both alive.)")
       .def_property_readonly("model", &Stepper::model)
       .def_property_readonly("data", &Stepper::data)
       .def_property_readonly("mujoco_warnings", [](Stepper& s) { return s.sim().mujoco_warnings().messages(); });
+}
 
+// nereid.BatchEnv: the C++ batch environments, their arrays as NumPy views
+void BindBatchEnv(py::module_& m) {
   py::class_<BatchEnv>(m, "BatchEnv")
       .def(py::init<const std::string&, int, int, const std::string&>(), py::arg("task"),
            py::arg("num_envs") = 1, py::arg("num_threads") = 1,
@@ -412,4 +411,18 @@ nereid.make_data (or nereid.load). It keeps both alive.)")
              BatchEnv& e = self.cast<BatchEnv&>();
              return View(self, e.diverged(), e.num_envs(), 0).attr("view")("bool");
            });
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_nereid, m) {
+  m.doc() = "Nereid's C++ reinforcement-learning environments";
+  auto& error = py::register_exception<nereid::Error>(m, "Error", PyExc_ValueError);
+  // MuJoCo raised a fatal error (mju_error) in a step: a nereid.Error, never a process exit
+  py::register_exception<nereid::MuJoCoError>(m, "MuJoCoError", error.ptr());
+  // the state stopped being finite (or exceeded 1e10) in a step; MuJoCo reset the data
+  py::register_exception<nereid::DivergenceError>(m, "DivergenceError", error.ptr());
+  BindFunctions(m);
+  BindStepper(m);
+  BindBatchEnv(m);
 }
