@@ -86,13 +86,13 @@ int Run(const std::vector<std::string>& args) {
   return result.diverged ? 3 : result.mujoco_error ? 1 : 0;
 }
 
-int Bench(const std::vector<std::string>& args) {
+// nereid bench's command line: the benchmarks' options and the --out file.
+nereid::BenchOptions ParseBench(const std::vector<std::string>& args, std::string* out) {
   nereid::BenchOptions options;
   options.model_dir = nereid::DefaultModelDir();
-  std::string out;
   nereid::cli::Parser parser("bench");
   CLI::App& app = parser.app();
-  app.add_option("--out", out);
+  app.add_option("--out", *out);
   app.add_option("--models", options.model_dir);
   nereid::cli::AddNumber<long>(app, "--steps", [&](const long& x) { options.steps_per_sample = x; }, 1, 1000000000);
   nereid::cli::AddNumber<long>(app, "--samples", [&](const long& x) { options.samples = static_cast<int>(x); }, 1, 100000);
@@ -100,13 +100,12 @@ int Bench(const std::vector<std::string>& args) {
   app.add_flag_callback("--no-mpc", [&] { options.mpc = false; });
   nereid::cli::AddNumber<long>(app, "--rl-steps", [&](const long& x) { options.rl_env_steps = x; }, 1, 1000000000);
   parser.Parse(args);
-  if (!out.empty()) nereid::cli::PrepareOutputFile(out, "--out");  // before minutes of benchmarks
-  nereid::BenchReport report = nereid::RunBenchmarks(options);
-  nereid::RunTetherLoadBenchmarks(options, &report);
-  if (options.rl) nereid::RunRlBenchmarks(options, &report);
-#ifdef NEREID_HAVE_MPC
-  if (options.mpc) nereid::RunMpcBenchmarks(options, &report);
-#endif
+  return options;
+}
+
+// The header and one line per case: env-steps/s (RL), ms per plan (MPC), load time, real-time factor or
+// ns per step.
+void PrintBenchCases(const nereid::BenchReport& report, const nereid::BenchOptions& options) {
   std::printf("MuJoCo %s; median of %d samples x %ld steps\n", report.mujoco_version.c_str(),
               options.samples, options.steps_per_sample);
   for (const nereid::BenchCase& c : report.cases) {
@@ -124,32 +123,40 @@ int Bench(const std::vector<std::string>& args) {
                   c.ns_min, c.ns_max);
     }
   }
-  if (options.rl) {
-    const double one = report.Ratio("rl/BlueROV2StationKeeping-v0/batch256/threads2",
-                                    "rl/BlueROV2StationKeeping-v0/batch256/threads1");
-    std::printf("  RL parallel efficiency at batch 256 (2 threads): %.2f (target >= 0.85)\n",
-                one > 0 ? 1.0 / one / 2.0 : 0.0);
-    // the physics bound: every thread stepping the task's model back to back,
-    // threads x 1e9 / (frame_skip x nereid_full ns per physics step), measured in this run
-    const int frame_skip = nereid::rl::FindTask("BlueROV2StationKeeping-v0").frame_skip;
-    double full_ns = 0;
-    for (const nereid::BenchCase& c : report.cases) {
-      if (c.name == "bluerov2_heavy/nereid_full") full_ns = c.ns_per_step;
-    }
-    for (const nereid::BenchCase& c : report.cases) {
-      if (c.name != "rl/BlueROV2StationKeeping-v0/batch256/threads2" || full_ns <= 0) continue;
-      const double bound = 2 * 1e9 / (frame_skip * full_ns);
-      std::printf("  RL batch 256, 2 threads: %.0f env-steps/s; physics bound 2 x 1e9 / (%d x %.0f ns) = %.0f; "
-                  "fraction %.2f (target >= 0.95)\n",
-                  c.env_steps_per_s, frame_skip, full_ns, bound, c.env_steps_per_s / bound);
-    }
-    const double b16 = report.Ratio("rl/BlueROV2StationKeeping-v0/batch16/threads1",
-                                    "rl/BlueROV2StationKeeping-v0/batch16/threads2");
-    std::printf("  RL batch 16: 2 threads / 1 thread = %.2f (target >= 1.7)\n", b16);
-    std::printf("  rollout (16 x 200 steps) per step / one Simulation's step: %.3f (1 thread), %.3f (2 threads)\n",
-                report.Ratio("rollout/bluerov2_heavy/16x200/threads1", "bluerov2_heavy/nereid_full"),
-                report.Ratio("rollout/bluerov2_heavy/16x200/threads2", "bluerov2_heavy/nereid_full"));
+}
+
+// The RL batch's parallel efficiency and its fraction of the physics bound, and the
+// rollout's cost per step against one Simulation's.
+void PrintRlFigures(const nereid::BenchReport& report) {
+  const double one = report.Ratio("rl/BlueROV2StationKeeping-v0/batch256/threads2",
+                                  "rl/BlueROV2StationKeeping-v0/batch256/threads1");
+  std::printf("  RL parallel efficiency at batch 256 (2 threads): %.2f (target >= 0.85)\n",
+              one > 0 ? 1.0 / one / 2.0 : 0.0);
+  // the physics bound: every thread stepping the task's model back to back,
+  // threads x 1e9 / (frame_skip x nereid_full ns per physics step), measured in this run
+  const int frame_skip = nereid::rl::FindTask("BlueROV2StationKeeping-v0").frame_skip;
+  double full_ns = 0;
+  for (const nereid::BenchCase& c : report.cases) {
+    if (c.name == "bluerov2_heavy/nereid_full") full_ns = c.ns_per_step;
   }
+  for (const nereid::BenchCase& c : report.cases) {
+    if (c.name != "rl/BlueROV2StationKeeping-v0/batch256/threads2" || full_ns <= 0) continue;
+    const double bound = 2 * 1e9 / (frame_skip * full_ns);
+    std::printf("  RL batch 256, 2 threads: %.0f env-steps/s; physics bound 2 x 1e9 / (%d x %.0f ns) = %.0f; "
+                "fraction %.2f (target >= 0.95)\n",
+                c.env_steps_per_s, frame_skip, full_ns, bound, c.env_steps_per_s / bound);
+  }
+  const double b16 = report.Ratio("rl/BlueROV2StationKeeping-v0/batch16/threads1",
+                                  "rl/BlueROV2StationKeeping-v0/batch16/threads2");
+  std::printf("  RL batch 16: 2 threads / 1 thread = %.2f (target >= 1.7)\n", b16);
+  std::printf("  rollout (16 x 200 steps) per step / one Simulation's step: %.3f (1 thread), %.3f (2 threads)\n",
+              report.Ratio("rollout/bluerov2_heavy/16x200/threads1", "bluerov2_heavy/nereid_full"),
+              report.Ratio("rollout/bluerov2_heavy/16x200/threads2", "bluerov2_heavy/nereid_full"));
+}
+
+// The marine physics' and the thrusters' cost against plain MuJoCo, and UK connections
+// against MuJoCo's welds by chain length.
+void PrintCostRatios(const nereid::BenchReport& report) {
   std::printf("  ratio nereid_no_thrusters / bare_mj_step: %.3f (marine physics; target <= 1.25)\n",
               report.Ratio("bluerov2_heavy/nereid_no_thrusters", "bluerov2_heavy/bare_mj_step"));
   std::printf("  ratio nereid_full / nereid_no_thrusters: %.3f (8 thrusters' actuation; target <= 1.10)\n",
@@ -161,17 +168,19 @@ int Bench(const std::vector<std::string>& args) {
               report.Ratio("bluerov2_heavy/nereid_mujoco_motors", "bluerov2_heavy/nereid_no_thrusters"));
   std::printf("  ratio nereid_full / nereid_mujoco_motors: %.3f (the thruster plugin against MuJoCo's motor)\n",
               report.Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_mujoco_motors"));
-  {
-    std::string line;
-    for (int n : {2, 4, 8, 16, 32}) {
-      const double r = report.Ratio("uk_chain/" + std::to_string(n) + "/uk", "uk_chain/" + std::to_string(n) + "/weld");
-      if (r <= 0) continue;
-      char item[48];
-      std::snprintf(item, sizeof(item), "%s%d: %.2f", line.empty() ? "" : ", ", n, r);
-      line += item;
-    }
-    if (!line.empty()) std::printf("  UK / MuJoCo weld by vehicles in the chain: %s (target <= 1.0)\n", line.c_str());
+  std::string line;
+  for (int n : {2, 4, 8, 16, 32}) {
+    const double r = report.Ratio("uk_chain/" + std::to_string(n) + "/uk", "uk_chain/" + std::to_string(n) + "/weld");
+    if (r <= 0) continue;
+    char item[48];
+    std::snprintf(item, sizeof(item), "%s%d: %.2f", line.empty() ? "" : ", ", n, r);
+    line += item;
   }
+  if (!line.empty()) std::printf("  UK / MuJoCo weld by vehicles in the chain: %s (target <= 1.0)\n", line.c_str());
+}
+
+// The tethered model's load time in maximal coordinates, and how it grows with segments.
+void PrintTetherLoad(const nereid::BenchReport& report) {
   double load_1000 = 0, load_50 = 0;
   for (const nereid::BenchCase& c : report.cases) {
     if (c.name == "tether_load/maximal/1000") load_1000 = c.load_s;
@@ -181,6 +190,22 @@ int Bench(const std::vector<std::string>& args) {
     std::printf("  tether load, maximal coordinates: %.3f s for 1000 segments (target <= 2 s); 1000 / 50 segments = %.1f\n",
                 load_1000, load_50 > 0 ? load_1000 / load_50 : 0.0);
   }
+}
+
+int Bench(const std::vector<std::string>& args) {
+  std::string out;
+  const nereid::BenchOptions options = ParseBench(args, &out);
+  if (!out.empty()) nereid::cli::PrepareOutputFile(out, "--out");  // before minutes of benchmarks
+  nereid::BenchReport report = nereid::RunBenchmarks(options);
+  nereid::RunTetherLoadBenchmarks(options, &report);
+  if (options.rl) nereid::RunRlBenchmarks(options, &report);
+#ifdef NEREID_HAVE_MPC
+  if (options.mpc) nereid::RunMpcBenchmarks(options, &report);
+#endif
+  PrintBenchCases(report, options);
+  if (options.rl) PrintRlFigures(report);
+  PrintCostRatios(report);
+  PrintTetherLoad(report);
   if (!out.empty()) {
     nereid::WriteOutputFile(out, report.ToJson() + "\n");
     std::printf("wrote %s\n", out.c_str());
