@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -92,6 +93,36 @@ std::string TetherXml(const std::string& model_dir, int segments, const std::str
 
 }  // namespace
 
+Spread SpreadOf(std::vector<double> values) {
+  Spread s;
+  if (values.empty()) return s;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  s.median = n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+  s.min = values.front();
+  s.max = values.back();
+  s.runs = static_cast<int>(n);
+  return s;
+}
+
+const BenchCase* BenchReport::Find(const std::string& name) const {
+  for (const BenchCase& c : cases) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+Spread BenchReport::RunRatio(const std::string& numerator, const std::string& denominator) const {
+  const BenchCase* a = Find(numerator);
+  const BenchCase* b = Find(denominator);
+  if (!a || !b) return {};
+  std::vector<double> ratios;
+  for (size_t i = 0; i < a->runs.size() && i < b->runs.size(); ++i) {
+    if (b->runs[i] > 0) ratios.push_back(a->runs[i] / b->runs[i]);
+  }
+  return SpreadOf(ratios);
+}
+
 double BenchReport::Ratio(const std::string& numerator, const std::string& denominator) const {
   double a = 0, b = 0;
   for (const BenchCase& c : cases) {
@@ -107,7 +138,13 @@ std::string BenchReport::ToJson() const {
     j["cases"].push_back({{"name", c.name}, {"ns_per_step", c.ns_per_step},
                           {"ns_per_step_min", c.ns_min}, {"ns_per_step_max", c.ns_max},
                           {"steps_per_sample", c.steps_per_sample}, {"samples", c.samples}});
-    if (c.env_steps_per_s > 0) j["cases"].back()["env_steps_per_s"] = c.env_steps_per_s;
+    if (c.env_steps_per_s > 0) {
+      const Spread rate = SpreadOf(c.runs);
+      j["cases"].back()["env_steps_per_s"] = c.env_steps_per_s;
+      j["cases"].back()["env_steps_per_s_min"] = rate.min;
+      j["cases"].back()["env_steps_per_s_max"] = rate.max;
+    }
+    if (!c.runs.empty()) j["cases"].back()["runs"] = c.runs;
     if (c.p99_ns > 0) j["cases"].back()["p99_ns"] = c.p99_ns;
     if (c.fraction_of_period > 0) j["cases"].back()["solve_time_median_fraction_of_period"] = c.fraction_of_period;
     if (c.realtime_factor > 0) j["cases"].back()["realtime_factor"] = c.realtime_factor;
@@ -306,16 +343,14 @@ BenchReport RunBenchmarks(const BenchOptions& options) {
   BenchReport report;
   report.mujoco_version = mj_versionString();
   for (Runner& r : runners) {
-    std::vector<double> s = r.samples;
-    std::sort(s.begin(), s.end());
+    const Spread s = SpreadOf(r.samples);
     BenchCase c;
     c.name = r.name;
-    c.samples = static_cast<int>(s.size());
+    c.samples = s.runs;
     c.steps_per_sample = options.steps_per_sample;
-    c.ns_per_step = s.empty() ? 0 : (s.size() % 2 ? s[s.size() / 2]
-                                                   : 0.5 * (s[s.size() / 2 - 1] + s[s.size() / 2]));
-    c.ns_min = s.empty() ? 0 : s.front();
-    c.ns_max = s.empty() ? 0 : s.back();
+    c.ns_per_step = s.median;
+    c.ns_min = s.min;
+    c.ns_max = s.max;
     report.cases.push_back(c);
   }
   return report;
@@ -345,32 +380,46 @@ void RunTetherLoadBenchmarks(const BenchOptions& options, BenchReport* report) {
 }
 
 void RunRlBenchmarks(const BenchOptions& options, BenchReport* report) {
+  const int runs = std::max(1, options.rl_runs);
   const std::string task = "BlueROV2StationKeeping-v0";
+  struct RlCase {
+    std::unique_ptr<rl::BatchEnv> env;
+    std::vector<float> actions;
+    long steps = 0;  // batch steps per run
+    BenchCase result;
+  };
+  std::vector<RlCase> rl_cases;
   for (int batch : {1, 16, 256}) {
     for (int threads : {1, 2}) {
-      rl::BatchEnv env(task, batch, threads, options.model_dir);
-      env.Reset(1);
-      std::vector<float> actions(static_cast<size_t>(batch * env.action_size()));
-      for (size_t i = 0; i < actions.size(); ++i) actions[i] = 0.3f * static_cast<float>(i % 7) / 7.f - 0.1f;
-      const long steps = std::max<long>(20, options.rl_env_steps / batch);
-      for (int k = 0; k < 10; ++k) env.Step(actions.data());  // warm up
-      // best of three runs: the figure least disturbed by the rest of the machine
-      double best = 0;
-      for (int run = 0; run < 3; ++run) {
-        const auto start = std::chrono::steady_clock::now();
-        for (long k = 0; k < steps; ++k) env.Step(actions.data());
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        best = std::max(best, static_cast<double>(steps * batch) / s);
-      }
-      BenchCase c;
-      c.name = "rl/" + task + "/batch" + std::to_string(batch) + "/threads" + std::to_string(threads);
-      c.env_steps_per_s = best;
-      c.ns_per_step = 1e9 / best;  // per environment step (4 physics steps each)
-      c.ns_min = c.ns_max = c.ns_per_step;
-      c.steps_per_sample = steps * batch;
-      c.samples = 3;
-      report->cases.push_back(c);
+      RlCase c;
+      c.env = std::make_unique<rl::BatchEnv>(task, batch, threads, options.model_dir);
+      c.env->Reset(1);
+      c.actions.resize(static_cast<size_t>(batch * c.env->action_size()));
+      for (size_t i = 0; i < c.actions.size(); ++i) c.actions[i] = 0.3f * static_cast<float>(i % 7) / 7.f - 0.1f;
+      c.steps = std::max<long>(20, options.rl_env_steps / batch);
+      for (int k = 0; k < 10; ++k) c.env->Step(c.actions.data());  // warm up
+      c.result.name = "rl/" + task + "/batch" + std::to_string(batch) + "/threads" + std::to_string(threads);
+      rl_cases.push_back(std::move(c));
     }
+  }
+  // the cases interleaved in each run: a busy moment of the machine touches every case
+  for (int run = 0; run < runs; ++run) {
+    for (RlCase& c : rl_cases) {
+      const auto start = std::chrono::steady_clock::now();
+      for (long k = 0; k < c.steps; ++k) c.env->Step(c.actions.data());
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      c.result.runs.push_back(static_cast<double>(c.steps * c.env->num_envs()) / s);
+    }
+  }
+  for (RlCase& c : rl_cases) {
+    const Spread rate = SpreadOf(c.result.runs);
+    c.result.env_steps_per_s = rate.median;
+    c.result.ns_per_step = 1e9 / rate.median;  // per environment step (frame_skip physics steps each)
+    c.result.ns_min = 1e9 / rate.max;
+    c.result.ns_max = 1e9 / rate.min;
+    c.result.steps_per_sample = c.steps * c.env->num_envs();
+    c.result.samples = runs;
+    report->cases.push_back(c.result);
   }
   // nereid::Rollout (nereid.rollout in Python): 16 rollouts of 200 Heavy steps from the
   // keyframe with fixed thruster commands, 1 and 2 threads; ns per physics step over all
@@ -390,19 +439,24 @@ void RunRlBenchmarks(const BenchOptions& options, BenchReport* report) {
   }
   std::vector<mjtNum> state(static_cast<size_t>(kRollouts * kSteps * n.nstate));
   std::vector<mjtNum> sensors(static_cast<size_t>(kRollouts * kSteps * n.nsensordata));
-  for (int threads : {1, 2}) {
-    double best = 1e300;
-    for (int run = 0; run < 4; ++run) {  // run 0 warms up; best of the other three
+  BenchCase rollout[2];
+  for (int run = 0; run <= runs; ++run) {  // run 0 warms up; the 1- and 2-thread runs interleaved
+    for (int threads : {1, 2}) {
       const auto start = std::chrono::steady_clock::now();
       Rollout(m, kRollouts, kSteps, init.data(), ctrl.data(), state.data(), sensors.data(), threads);
       const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
-      if (run > 0) best = std::min(best, ns / static_cast<double>(kRollouts * kSteps));
+      if (run > 0) rollout[threads - 1].runs.push_back(ns / static_cast<double>(kRollouts * kSteps));
     }
-    BenchCase c;
+  }
+  for (int threads : {1, 2}) {
+    BenchCase& c = rollout[threads - 1];
+    const Spread ns = SpreadOf(c.runs);
     c.name = "rollout/bluerov2_heavy/16x200/threads" + std::to_string(threads);
-    c.ns_per_step = c.ns_min = c.ns_max = best;
+    c.ns_per_step = ns.median;
+    c.ns_min = ns.min;
+    c.ns_max = ns.max;
     c.steps_per_sample = kRollouts * kSteps;
-    c.samples = 3;
+    c.samples = runs;
     report->cases.push_back(c);
   }
   mj_deleteModel(m);

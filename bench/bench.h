@@ -21,7 +21,18 @@ struct BenchCase {
   double fraction_of_period = 0; // MPC: median solve time / control period
   double realtime_factor = 0;    // whole runs: simulated time / wall time
   double load_s = 0;             // load cases: seconds from MJCF text to a ready Simulation
+  // RL and rollout cases: the figure of each run in run order (env-steps/s, or ns per
+  // step), measured interleaved with the other cases' runs so that run i of two cases can
+  // be compared (BenchReport::RunRatio)
+  std::vector<double> runs;
 };
+
+// The median, smallest and largest of a set of figures (all 0 when there are none)
+struct Spread {
+  double median = 0, min = 0, max = 0;
+  int runs = 0;
+};
+Spread SpreadOf(std::vector<double> values);
 
 struct BenchOptions {
   std::string model_dir;       // the models/ folder
@@ -29,9 +40,12 @@ struct BenchOptions {
   // floor, so that no case pays for contacts the others do not have
   long steps_per_sample = 200;
   int samples = 75;
-  // RL environments: batch sizes x thread counts, about this many env steps each
+  // RL environments: batch sizes x thread counts, about this many env steps per run, each
+  // case run rl_runs times (interleaved, so that every case sees the same moments of a
+  // shared machine); the rollout cases are run rl_runs times as well
   bool rl = true;
-  long rl_env_steps = 40000;
+  long rl_env_steps = 24000;
+  int rl_runs = 5;
   bool mpc = true;  // the MPC cases (when built with libnereid_mpc)
 };
 
@@ -39,12 +53,18 @@ struct BenchReport {
   std::string mujoco_version;
   std::vector<BenchCase> cases;
   double Ratio(const std::string& numerator, const std::string& denominator) const;
+  const BenchCase* Find(const std::string& name) const;  // null if absent
+  // The spread over runs of numerator.runs[i] / denominator.runs[i] (runs measured side by
+  // side); runs = 0 if either case is missing or has no runs
+  Spread RunRatio(const std::string& numerator, const std::string& denominator) const;
   std::string ToJson() const;
 };
 
 BenchReport RunBenchmarks(const BenchOptions& options);
 // Env-steps per second of rl::BatchEnv (station keeping) for batch 1, 16, 256 at 1 and 2
-// threads, appended to `report` as cases "rl/<task>/batch<B>/threads<T>".
+// threads, appended to `report` as cases "rl/<task>/batch<B>/threads<T>" (median of
+// options.rl_runs runs, with the spread), and nereid::Rollout's ns per step at 1 and 2
+// threads ("rollout/bluerov2_heavy/16x200/threads<T>").
 void RunRlBenchmarks(const BenchOptions& options, BenchReport* report);
 // Seconds to load the shipped tethered Heavy with 50, 200 (and, with maximal coordinates,
 // 1000) segments, best of three: cases "tether_load/<coordinates>/<segments>".

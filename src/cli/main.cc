@@ -110,7 +110,9 @@ void PrintBenchCases(const nereid::BenchReport& report, const nereid::BenchOptio
               options.samples, options.steps_per_sample);
   for (const nereid::BenchCase& c : report.cases) {
     if (c.env_steps_per_s > 0) {
-      std::printf("  %-50s %10.0f env-steps/s\n", c.name.c_str(), c.env_steps_per_s);
+      const nereid::Spread rate = nereid::SpreadOf(c.runs);
+      std::printf("  %-50s %10.0f env-steps/s (%.0f-%.0f over %d runs)\n", c.name.c_str(), c.env_steps_per_s,
+                  rate.min, rate.max, rate.runs);
     } else if (c.p99_ns > 0) {
       std::printf("  %-50s %10.2f ms/plan median, p99 %.2f ms, max %.2f ms; median = %.3f of the period\n",
                   c.name.c_str(), 1e-6 * c.ns_per_step, 1e-6 * c.p99_ns, 1e-6 * c.ns_max, c.fraction_of_period);
@@ -119,36 +121,50 @@ void PrintBenchCases(const nereid::BenchReport& report, const nereid::BenchOptio
     } else if (c.realtime_factor > 0) {
       std::printf("  %-50s %10.1f x real time (%ld steps)\n", c.name.c_str(), c.realtime_factor, c.steps_per_sample);
     } else {
-      std::printf("  %-50s %10.1f ns/step  (min %.1f, max %.1f)\n", c.name.c_str(), c.ns_per_step,
-                  c.ns_min, c.ns_max);
+      std::printf("  %-50s %10.1f ns/step  (min %.1f, max %.1f%s)\n", c.name.c_str(), c.ns_per_step,
+                  c.ns_min, c.ns_max, c.runs.empty() ? "" : (" over " + std::to_string(c.runs.size()) + " runs").c_str());
     }
   }
 }
 
+// "0.91 (0.88-0.94 over 5 runs)": a figure with its spread over repeated runs
+std::string WithSpread(const nereid::Spread& s, const char* format = "%.2f") {
+  char median[32], low[32], high[32], line[128];
+  std::snprintf(median, sizeof(median), format, s.median);
+  std::snprintf(low, sizeof(low), format, s.min);
+  std::snprintf(high, sizeof(high), format, s.max);
+  std::snprintf(line, sizeof(line), "%s (%s-%s over %d runs)", median, low, high, s.runs);
+  return line;
+}
+
+nereid::Spread Scaled(nereid::Spread s, double factor) {
+  s.median *= factor;
+  s.min *= factor;
+  s.max *= factor;
+  return s;
+}
+
 // The RL batch's parallel efficiency and its fraction of the physics bound, and the
-// rollout's cost per step against one Simulation's.
+// rollout's cost per step against one Simulation's. Every figure is the median of the
+// runs' figures (run i of one case against run i of another) with its range.
 void PrintRlFigures(const nereid::BenchReport& report) {
-  const double one = report.Ratio("rl/BlueROV2StationKeeping-v0/batch256/threads2",
-                                  "rl/BlueROV2StationKeeping-v0/batch256/threads1");
-  std::printf("  RL parallel efficiency at batch 256 (2 threads): %.2f (target >= 0.85)\n",
-              one > 0 ? 1.0 / one / 2.0 : 0.0);
+  const std::string rl = "rl/BlueROV2StationKeeping-v0/";
+  std::printf("  RL parallel efficiency at batch 256 (2 threads): %s (target >= 0.85)\n",
+              WithSpread(Scaled(report.RunRatio(rl + "batch256/threads2", rl + "batch256/threads1"), 0.5)).c_str());
   // the physics bound: every thread stepping the task's model back to back,
   // threads x 1e9 / (frame_skip x nereid_full ns per physics step), measured in this run
   const int frame_skip = nereid::rl::FindTask("BlueROV2StationKeeping-v0").frame_skip;
-  double full_ns = 0;
-  for (const nereid::BenchCase& c : report.cases) {
-    if (c.name == "bluerov2_heavy/nereid_full") full_ns = c.ns_per_step;
+  const nereid::BenchCase* full = report.Find("bluerov2_heavy/nereid_full");
+  const nereid::BenchCase* batch = report.Find(rl + "batch256/threads2");
+  if (full && batch && full->ns_per_step > 0) {
+    const double bound = 2 * 1e9 / (frame_skip * full->ns_per_step);
+    std::printf("  RL batch 256, 2 threads: %s env-steps/s; physics bound 2 x 1e9 / (%d x %.0f ns) = %.0f; "
+                "fraction %s (target >= 0.95)\n",
+                WithSpread(nereid::SpreadOf(batch->runs), "%.0f").c_str(), frame_skip, full->ns_per_step, bound,
+                WithSpread(Scaled(nereid::SpreadOf(batch->runs), 1 / bound)).c_str());
   }
-  for (const nereid::BenchCase& c : report.cases) {
-    if (c.name != "rl/BlueROV2StationKeeping-v0/batch256/threads2" || full_ns <= 0) continue;
-    const double bound = 2 * 1e9 / (frame_skip * full_ns);
-    std::printf("  RL batch 256, 2 threads: %.0f env-steps/s; physics bound 2 x 1e9 / (%d x %.0f ns) = %.0f; "
-                "fraction %.2f (target >= 0.95)\n",
-                c.env_steps_per_s, frame_skip, full_ns, bound, c.env_steps_per_s / bound);
-  }
-  const double b16 = report.Ratio("rl/BlueROV2StationKeeping-v0/batch16/threads1",
-                                  "rl/BlueROV2StationKeeping-v0/batch16/threads2");
-  std::printf("  RL batch 16: 2 threads / 1 thread = %.2f (target >= 1.7)\n", b16);
+  std::printf("  RL batch 16: 2 threads / 1 thread = %s (target >= 1.7)\n",
+              WithSpread(report.RunRatio(rl + "batch16/threads2", rl + "batch16/threads1")).c_str());
   std::printf("  rollout (16 x 200 steps) per step / one Simulation's step: %.3f (1 thread), %.3f (2 threads)\n",
               report.Ratio("rollout/bluerov2_heavy/16x200/threads1", "bluerov2_heavy/nereid_full"),
               report.Ratio("rollout/bluerov2_heavy/16x200/threads2", "bluerov2_heavy/nereid_full"));

@@ -221,7 +221,7 @@ check("a vms list over 64 entries is refused with the limit",
 
 # the benchmark runs and writes its JSON (its figures are not judged here)
 bench = os.path.join(work, "bench.json")
-p = run("bench", "--steps", "50", "--samples", "3", "--out", bench)
+p = run("bench", "--steps", "50", "--samples", "3", "--rl-steps", "2000", "--out", bench)
 check("bench exits 0", p.returncode == 0, p.stderr)
 report = json.load(open(bench))
 names = [c["name"] for c in report["cases"]]
@@ -233,6 +233,13 @@ check("bench times the tether's load at 50, 200 and 1000 segments",
       {"tether_load/maximal/50", "tether_load/maximal/200", "tether_load/maximal/1000",
        "tether_load/reduced/50", "tether_load/reduced/200"} <= set(loads) and
       report["tether"]["load_s"]["maximal/1000"] == loads["tether_load/maximal/1000"], str(loads))
+rl_cases = [c for c in report["cases"] if c["name"].startswith(("rl/", "rollout/"))]
+check("bench repeats the RL and rollout cases and reports their spread",
+      len(rl_cases) == 8 and all(len(c["runs"]) == 5 and c["ns_per_step_min"] <= c["ns_per_step"] <= c["ns_per_step_max"]
+                                 for c in rl_cases) and
+      all(c["env_steps_per_s_min"] <= c["env_steps_per_s"] <= c["env_steps_per_s_max"]
+          for c in rl_cases if c["name"].startswith("rl/")) and
+      "env-steps/s (" in p.stdout and "over 5 runs) (target >= 0.95)" in p.stdout, p.stdout)
 check("bench prints the ratios", "ratio nereid_no_thrusters / bare_mj_step" in p.stdout and
       "ratio nereid_full / nereid_no_thrusters" in p.stdout, p.stdout)
 
