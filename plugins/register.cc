@@ -4,9 +4,9 @@
 #include <mujoco/mujoco.h>
 
 #include "buoyancy/buoyancy.h"
-#include "current/current.h"
+#include "current/current_plugin.h"
 #include "hydrodynamics/hydrodynamics.h"
-#include "tether/tether.h"
+#include "tether/tether_plugin.h"
 #include "thruster/thruster.h"
 
 mjPLUGIN_LIB_INIT(nereid_plugins) {

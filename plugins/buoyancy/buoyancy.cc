@@ -8,7 +8,7 @@
 
 #include "common/config_reader.h"
 #include "common/plugin_base.h"
-#include "current/current.h"
+#include "current/current_plugin.h"
 #include "nereid/kinematics.h"
 #include "nereid/restoring.h"
 

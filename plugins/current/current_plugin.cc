@@ -1,5 +1,5 @@
 // Copyright Nereid authors.
-#include "current/current.h"
+#include "current/current_plugin.h"
 
 #include <vector>
 

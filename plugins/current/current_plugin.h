@@ -1,8 +1,8 @@
 // Copyright Nereid authors.
 // nereid.current: the water current of the model, held per mjData so that a scenario or
 // an environment can change it (nereid::MutableCurrent). See README.md for the keys.
-#ifndef NEREID_PLUGINS_CURRENT_CURRENT_H_
-#define NEREID_PLUGINS_CURRENT_CURRENT_H_
+#ifndef NEREID_PLUGINS_CURRENT_CURRENT_PLUGIN_H_
+#define NEREID_PLUGINS_CURRENT_CURRENT_PLUGIN_H_
 
 #include <memory>
 
@@ -46,4 +46,4 @@ class CurrentPlugin final {
 
 }  // namespace nereid
 
-#endif  // NEREID_PLUGINS_CURRENT_CURRENT_H_
+#endif  // NEREID_PLUGINS_CURRENT_CURRENT_PLUGIN_H_

@@ -7,7 +7,7 @@
 
 #include "common/config_reader.h"
 #include "common/plugin_base.h"
-#include "current/current.h"
+#include "current/current_plugin.h"
 #include "nereid/error.h"
 #include "nereid/fossen.h"
 #include "nereid/kinematics.h"

@@ -21,7 +21,7 @@
 #include "nereid/mujoco_log.h"
 #include "nereid/plugins.h"
 #include "nereid/tether.h"
-#include "tether/tether.h"
+#include "tether/tether_plugin.h"
 
 namespace nereid {
 namespace {

@@ -1,5 +1,5 @@
 // Copyright Nereid authors.
-#include "tether/tether.h"
+#include "tether/tether_plugin.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include "common/config_reader.h"
 #include "common/plugin_base.h"
-#include "current/current.h"
+#include "current/current_plugin.h"
 #include "nereid/error.h"
 #include "nereid/kinematics.h"
 #include "nereid/plugins.h"

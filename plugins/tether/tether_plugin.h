@@ -3,8 +3,8 @@
 // to the current, buoyancy (with the free surface) and the weight compensation of the
 // segment's added mass; or, with model=analytic, seed 002 eq. 3.21 at the vehicle site.
 // The segment bodies come from ExpandTethers (tether_expand.cc). Keys: README.md.
-#ifndef NEREID_PLUGINS_TETHER_TETHER_H_
-#define NEREID_PLUGINS_TETHER_TETHER_H_
+#ifndef NEREID_PLUGINS_TETHER_TETHER_PLUGIN_H_
+#define NEREID_PLUGINS_TETHER_TETHER_PLUGIN_H_
 
 #include <memory>
 #include <vector>
@@ -96,4 +96,4 @@ class Tether final {
 
 }  // namespace nereid
 
-#endif  // NEREID_PLUGINS_TETHER_TETHER_H_
+#endif  // NEREID_PLUGINS_TETHER_TETHER_PLUGIN_H_

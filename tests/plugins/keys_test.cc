@@ -10,9 +10,9 @@
 #include <doctest/doctest.h>
 
 #include "buoyancy/buoyancy.h"
-#include "current/current.h"
+#include "current/current_plugin.h"
 #include "hydrodynamics/hydrodynamics.h"
-#include "tether/tether.h"
+#include "tether/tether_plugin.h"
 #include "thruster/thruster.h"
 
 namespace nereid {
