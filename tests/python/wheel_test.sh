@@ -5,6 +5,8 @@
 set -euo pipefail
 py="$1"; src="$2"; work="$3"
 rm -rf "$work" && mkdir -p "$work"
+# the test runs alone (RUN_SERIAL): its build may use every core
+export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc 2>/dev/null || echo 2)}"
 "$py" -m pip wheel -q --no-build-isolation --no-deps "$src" -w "$work/dist"
 "$py" -m pip install -q --no-deps --target "$work/site" "$work"/dist/nereid-*.whl
 cd "$work"
