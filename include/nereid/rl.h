@@ -137,7 +137,9 @@ class BatchEnv {
   // Steps every environment (actions: num_envs x action_size, row-major). An environment
   // whose episode ends is reset in the same call: its row of observations() starts the
   // next episode, and final_observations() keeps the last one of the ended episode.
-  // Throws ConfigError, before any environment steps, if an action is NaN or infinite.
+  // Throws ConfigError, before any environment steps, if an action is NaN or infinite. If
+  // an environment's step fails (MuJoCoError), the others are still stepped and the error
+  // of the lowest-numbered failing environment is rethrown (whatever the thread count).
   void Step(const float* actions);
   // The scripted baseline's actions for the current states (num_envs x action_size).
   void ScriptedActions(float* actions);
@@ -150,8 +152,10 @@ class BatchEnv {
   uint8_t* diverged() { return diverged_.data(); }
 
  private:
+  // per_env(i) for every environment, over the pool: each thread starts on its own slice
+  // and takes over what a late thread has not claimed (src/rl/env.cc)
   template <class F>
-  void ParallelFor(F&& per_env);  // per_env(i) for every environment, over the pool
+  void ParallelFor(F&& per_env);
   void WorkerLoop(int worker);
 
   // one compiled model shared by every env (each has its own mjData): compiled once, and

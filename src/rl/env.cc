@@ -10,6 +10,8 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <type_traits>
+#include <vector>
 
 #include "nereid/error.h"
 #include "nereid/rl.h"
@@ -119,15 +121,24 @@ StepOutcome Env::StepChecked(const float* action, float* observation) {
 }
 
 // ---------------------------------------------------------------------------------------
-// a fixed pool of workers; each call hands every worker a static slice of environments,
-// so which thread steps which environment never changes results.
+// A fixed pool of workers. Each call gives every worker (the calling thread is worker 0) a
+// slice of the environments, which it claims one at a time from the front; a worker that
+// has finished its own slice goes on claiming from the others' slices. Which thread steps
+// an environment never changes results (each environment owns its data and random
+// stream), so the split can follow the machine: a worker that is late (its core taken by
+// another process, or stolen by the host) leaves its slice to the others instead of
+// stalling the whole batch, and the caller waits only for environments in progress. The
+// slices keep each environment on the same core from call to call when nothing is late.
 //
 // Hand-off: a call publishes its work by bumping `generation`; an idle worker first spins
 // on it for up to kSpin, so that back-to-back calls (a training loop) start within a
 // microsecond instead of a futex wake-up of tens of microseconds, then sleeps on `start`.
 // A pool with more threads than the machine has cores does not spin (it would steal).
-// The caller waits for `pending` the same way. The mutex only orders sleeping against
+// The caller waits for `remaining` the same way. The mutex only orders sleeping against
 // waking: it is taken to sleep and, empty, before a notify, so no wake-up is lost.
+// A worker enters a call (`active`) before it reads the call's work, and only while the
+// call is `open`; the caller closes the call and waits for `active` to drain before its
+// work goes out of scope. The counters each have a cache line of their own.
 
 namespace {
 
@@ -154,23 +165,63 @@ bool SpinUntil(bool spin, Done&& done) {
   }
 }
 
+constexpr size_t kCacheLine = 64;
+
 }  // namespace
 
 struct BatchEnv::Pool {
+  // one worker's slice of the current call: environments [next, end) are unclaimed
+  struct alignas(kCacheLine) Slice {
+    std::atomic<int> next{0};
+    int end = 0;
+  };
   std::vector<std::thread> threads;
   std::mutex mutex;
   std::condition_variable start, done;
-  void (*work)(void* context, int worker) = nullptr;  // no std::function: no allocation
+  // the current call: set by the caller before `open`, read by workers after it
+  void (*work)(void* context, int env) = nullptr;  // no std::function: no allocation
   void* context = nullptr;
-  std::atomic<uint64_t> generation{0};  // published after work, context and pending
-  std::atomic<int> pending{0};
+  std::vector<Slice> slices;  // one per worker
+  alignas(kCacheLine) std::atomic<uint64_t> generation{0};
+  alignas(kCacheLine) std::atomic<bool> open{false};
   std::atomic<bool> stop{false};
-  std::vector<std::exception_ptr> errors;  // per worker, for the current call
+  alignas(kCacheLine) std::atomic<int> remaining{0};  // environments not finished in this call
+  alignas(kCacheLine) std::atomic<int> active{0};     // workers inside this call
+  // the error of the lowest-numbered environment that failed in this call (the same
+  // whatever the thread count)
+  std::mutex error_mutex;
+  int error_env = -1;
+  std::exception_ptr error;
   bool spin = true;  // false when there are more threads than cores: spinning would steal
 
   void Wake(std::condition_variable& cv) {
     { std::lock_guard<std::mutex> lock(mutex); }  // a thread about to sleep has re-checked
     cv.notify_all();
+  }
+
+  // Steps environment i under the call's work, keeping its error if it fails.
+  void RunOne(int i) {
+    try {
+      work(context, i);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (error_env < 0 || i < error_env) {
+        error_env = i;
+        error = std::current_exception();
+      }
+    }
+  }
+
+  // Worker w's share of the call: its own slice, then whatever the others left.
+  void Claim(int w) {
+    const int workers = static_cast<int>(slices.size());
+    int finished = 0;
+    for (int k = 0; k < workers; ++k) {
+      Slice& slice = slices[static_cast<size_t>((w + k) % workers)];
+      for (int i; (i = slice.next.fetch_add(1, std::memory_order_relaxed)) < slice.end; ++finished) RunOne(i);
+    }
+    // publishes the environments' results; the last one wakes the caller
+    if (finished > 0 && remaining.fetch_sub(finished, std::memory_order_acq_rel) == finished) Wake(done);
   }
 };
 
@@ -198,7 +249,7 @@ BatchEnv::BatchEnv(const std::string& task_id, int num_envs, int num_threads,
   diverged_.assign(n, 0);
   num_threads_ = std::min(num_threads, num_envs);
   pool_ = std::make_unique<Pool>();
-  pool_->errors.resize(static_cast<size_t>(num_threads_));
+  pool_->slices = std::vector<Pool::Slice>(static_cast<size_t>(num_threads_));
   const unsigned cores = std::thread::hardware_concurrency();
   pool_->spin = cores == 0 || static_cast<unsigned>(num_threads_) <= cores;
   for (int w = 1; w < num_threads_; ++w) pool_->threads.emplace_back([this, w] { WorkerLoop(w); });
@@ -224,53 +275,54 @@ void BatchEnv::WorkerLoop(int worker) {
     }
     if (pool.stop.load(std::memory_order_acquire)) return;
     seen = pool.generation.load(std::memory_order_acquire);
-    pool.work(pool.context, worker);
-    if (pool.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) pool.Wake(pool.done);
+    // enter, then look: the caller closes, then waits for active to drain (both seq_cst),
+    // so either it sees this worker or this worker sees the call closed
+    pool.active.fetch_add(1, std::memory_order_seq_cst);
+    if (pool.open.load(std::memory_order_seq_cst)) pool.Claim(worker);
+    if (pool.active.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
+        !pool.open.load(std::memory_order_seq_cst)) {
+      pool.Wake(pool.done);  // a caller may be waiting for this worker to leave
+    }
   }
 }
 
 template <class F>
 void BatchEnv::ParallelFor(F&& per_env) {
-  struct Slices {
-    F* per_env;
-    int n, workers;
-    std::exception_ptr* errors;  // one per worker: a worker thread never lets one escape
-    static void Run(void* self, int worker) {
-      const Slices& s = *static_cast<Slices*>(self);
-      const int begin = s.n * worker / s.workers, end = s.n * (worker + 1) / s.workers;
-      try {
-        for (int i = begin; i < end; ++i) (*s.per_env)(i);
-      } catch (...) {
-        s.errors[worker] = std::current_exception();
-      }
-    }
-  } slices{&per_env, num_envs(), num_threads_, pool_->errors.data()};
-  auto rethrow = [&] {  // the first error by worker, in the calling thread; the rest dropped
-    std::exception_ptr first;
-    for (std::exception_ptr& e : pool_->errors) {
-      if (!first) first = e;
-      e = nullptr;
-    }
-    if (first) std::rethrow_exception(first);
-  };
-  if (num_threads_ == 1) {
-    Slices::Run(&slices, 0);
-    rethrow();
-    return;
-  }
   Pool& pool = *pool_;
-  pool.work = &Slices::Run;
-  pool.context = &slices;
-  pool.pending.store(num_threads_ - 1, std::memory_order_relaxed);
-  pool.generation.fetch_add(1, std::memory_order_release);  // publishes the three above
-  pool.Wake(pool.start);
-  Slices::Run(&slices, 0);  // the calling thread takes the first slice
-  auto finished = [&] { return pool.pending.load(std::memory_order_acquire) == 0; };
-  if (!SpinUntil(pool.spin, finished)) {
-    std::unique_lock<std::mutex> lock(pool.mutex);
-    pool.done.wait(lock, finished);
+  const int n = num_envs();
+  pool.work = [](void* f, int i) { (*static_cast<std::remove_reference_t<F>*>(f))(i); };
+  pool.context = &per_env;
+  pool.error_env = -1;
+  pool.error = nullptr;
+  if (num_threads_ == 1) {
+    for (int i = 0; i < n; ++i) pool.RunOne(i);
+  } else {
+    for (int w = 0; w < num_threads_; ++w) {
+      Pool::Slice& slice = pool.slices[static_cast<size_t>(w)];
+      slice.next.store(n * w / num_threads_, std::memory_order_relaxed);
+      slice.end = n * (w + 1) / num_threads_;
+    }
+    pool.remaining.store(n, std::memory_order_relaxed);
+    pool.open.store(true, std::memory_order_seq_cst);         // publishes the call to workers that enter
+    pool.generation.fetch_add(1, std::memory_order_release);  // and wakes the idle ones
+    pool.Wake(pool.start);
+    pool.Claim(0);  // the calling thread: the first slice, then what the others left
+    auto wait = [&](auto&& finished) {
+      if (!SpinUntil(pool.spin, finished)) {
+        std::unique_lock<std::mutex> lock(pool.mutex);
+        pool.done.wait(lock, finished);
+      }
+    };
+    // all claimed: only environments a worker is stepping now are left to wait for
+    wait([&] { return pool.remaining.load(std::memory_order_acquire) == 0; });
+    pool.open.store(false, std::memory_order_seq_cst);
+    wait([&] { return pool.active.load(std::memory_order_seq_cst) == 0; });
   }
-  rethrow();
+  if (pool.error) {  // the lowest-numbered environment's error, in the calling thread
+    std::exception_ptr error = pool.error;
+    pool.error = nullptr;
+    std::rethrow_exception(error);
+  }
 }
 
 void BatchEnv::Reset(uint64_t seed) {

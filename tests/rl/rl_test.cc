@@ -3,6 +3,7 @@
 // batch, and of UK rigid connections: this program counts heap allocations),
 // divergence handling, the registry, and the scripted baselines against random actions.
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include <new>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -156,6 +158,48 @@ TEST_CASE("a MuJoCo fatal error in a worker thread reaches the caller as MuJoCoE
     batch.Step(actions.data());
     for (int i = 0; i < 4 * batch.observation_size(); ++i) CHECK(std::isfinite(batch.observations()[i]));
   }
+}
+
+// A worker that is late (its core taken by another process or by the host): its first
+// step waits, up to 5 s, until the calling thread has stepped an environment of its slice.
+std::thread::id g_caller;
+std::vector<const mjData*> g_worker_slice;
+std::atomic<bool> g_caller_took_over{false}, g_worker_stalled{false};
+void StallWorker(const mjModel*, mjData* d) {
+  if (std::this_thread::get_id() == g_caller) {
+    for (const mjData* w : g_worker_slice) {
+      if (d == w) g_caller_took_over = true;
+    }
+  } else if (!g_worker_stalled.exchange(true)) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!g_caller_took_over && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+}
+
+TEST_CASE("a late worker does not hold up the batch: the others step its slice, with the same results") {
+  constexpr int kEnvs = 16;
+  BatchEnv one("BlueROV2StationKeeping-v0", kEnvs, 1), two("BlueROV2StationKeeping-v0", kEnvs, 2);
+  one.Reset(9);
+  two.Reset(9);
+  std::mt19937 rng(5);
+  const std::vector<float> a = RandomActions(rng, kEnvs * one.action_size());
+  g_caller = std::this_thread::get_id();
+  for (int i = kEnvs / 2; i < kEnvs; ++i) g_worker_slice.push_back(two.env(i).simulation().data());
+  one.Step(a.data());
+  two.Step(a.data());  // the worker now waits for the next call (spinning, on a machine with 2 cores)
+  mjcb_control = &StallWorker;
+  const auto start = std::chrono::steady_clock::now();
+  two.Step(a.data());
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  mjcb_control = nullptr;
+  MESSAGE("the worker stalled: " << g_worker_stalled.load() << "; the step took " << seconds << " s");
+  CHECK(g_caller_took_over);
+  one.Step(a.data());
+  const size_t nobs = static_cast<size_t>(kEnvs * one.observation_size());
+  CHECK(std::memcmp(one.observations(), two.observations(), nobs * sizeof(float)) == 0);
+  CHECK(std::memcmp(one.rewards(), two.rewards(), kEnvs * sizeof(float)) == 0);
 }
 
 TEST_CASE("a diverging state ends the episode with a flag, and the environment goes on") {
