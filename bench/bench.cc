@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -89,6 +90,50 @@ std::string TetherXml(const std::string& model_dir, int segments, const std::str
               coordinates + "\"/>");
   if (coordinates == "maximal") replace("<option solver=\"PGS\"/>", "");
   return xml;
+}
+
+// The physics of a batch's environments without the task and without the pool, the
+// bounds its env-steps/s are read against: `threads` threads (the calling one and
+// threads - 1 std::threads) step, frame_skip physics steps per environment step, either
+// the pool's slices of the batch's own simulations round robin (the same working set as
+// the batch) or, with one_env, each the first simulation of its slice back to back (the
+// working set of one simulation: hot caches). Each thread runs for about `seconds` and the
+// rate is the sum of the threads' own rates, so that a thread whose core is busy for a
+// while lowers the figure by its share only. The simulations' states are put back
+// afterwards (and every 500 environment steps with one_env, an episode of the task).
+double BatchPhysicsRate(rl::BatchEnv& env, int threads, bool one_env, double seconds) {
+  const int n = env.num_envs(), frame_skip = env.spec().frame_skip;
+  const mjModel* m = env.env(0).simulation().model();
+  const int size = mj_stateSize(m, mjSTATE_INTEGRATION);
+  std::vector<mjtNum> saved(static_cast<size_t>(n) * static_cast<size_t>(size));
+  auto state = [&](int i) { return saved.data() + static_cast<size_t>(i) * static_cast<size_t>(size); };
+  for (int i = 0; i < n; ++i) mj_getState(m, env.env(i).simulation().data(), state(i), mjSTATE_INTEGRATION);
+  std::vector<double> rates(static_cast<size_t>(threads), 0.0);
+  auto work = [&](int w) {
+    const int begin = n * w / threads, end = one_env ? begin + 1 : n * (w + 1) / threads;
+    const auto start = std::chrono::steady_clock::now();
+    const auto until = start + std::chrono::duration<double>(seconds);
+    long steps = 0;
+    auto now = start;
+    while (now < until) {
+      for (int i = begin; i < end; ++i) {
+        Simulation& sim = env.env(i).simulation();
+        for (int k = 0; k < frame_skip; ++k) sim.TryStep();
+      }
+      steps += end - begin;
+      if (one_env && steps % 500 == 0) mj_setState(m, env.env(begin).simulation().data(), state(begin), mjSTATE_INTEGRATION);
+      now = std::chrono::steady_clock::now();
+    }
+    rates[static_cast<size_t>(w)] = static_cast<double>(steps) / std::chrono::duration<double>(now - start).count();
+  };
+  std::vector<std::thread> pool;
+  for (int w = 1; w < threads; ++w) pool.emplace_back(work, w);
+  work(0);
+  for (std::thread& t : pool) t.join();
+  for (int i = 0; i < n; ++i) mj_setState(m, env.env(i).simulation().data(), state(i), mjSTATE_INTEGRATION);
+  double rate = 0;
+  for (double r : rates) rate += r;
+  return rate;
 }
 
 }  // namespace
@@ -402,22 +447,37 @@ void RunRlBenchmarks(const BenchOptions& options, BenchReport* report) {
       rl_cases.push_back(std::move(c));
     }
   }
+  // the largest batch's physics bounds, measured in every run beside the batch (cases
+  // ".../physics_same_envs": the batch's own simulations; ".../physics_one_env": one
+  // simulation per thread), each for about the time of a batch run
+  const double bound_seconds = std::max(0.02, 0.15 * static_cast<double>(options.rl_env_steps) / 24000.0);
+  std::vector<BenchCase> bounds;
   // the cases interleaved in each run: a busy moment of the machine touches every case
   for (int run = 0; run < runs; ++run) {
+    size_t bound = 0;
     for (RlCase& c : rl_cases) {
       const auto start = std::chrono::steady_clock::now();
       for (long k = 0; k < c.steps; ++k) c.env->Step(c.actions.data());
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       c.result.runs.push_back(static_cast<double>(c.steps * c.env->num_envs()) / s);
+      if (c.env->num_envs() != 256) continue;
+      for (bool one_env : {false, true}) {
+        if (bounds.size() <= bound) {
+          bounds.emplace_back();
+          bounds.back().name = c.result.name + (one_env ? "/physics_one_env" : "/physics_same_envs");
+        }
+        bounds[bound++].runs.push_back(BatchPhysicsRate(*c.env, c.env->num_threads(), one_env, bound_seconds));
+      }
     }
   }
+  for (BenchCase& b : bounds) rl_cases.push_back({nullptr, {}, 0, b});
   for (RlCase& c : rl_cases) {
     const Spread rate = SpreadOf(c.result.runs);
     c.result.env_steps_per_s = rate.median;
     c.result.ns_per_step = 1e9 / rate.median;  // per environment step (frame_skip physics steps each)
     c.result.ns_min = 1e9 / rate.max;
     c.result.ns_max = 1e9 / rate.min;
-    c.result.steps_per_sample = c.steps * c.env->num_envs();
+    c.result.steps_per_sample = c.env ? c.steps * c.env->num_envs() : 0;
     c.result.samples = runs;
     report->cases.push_back(c.result);
   }

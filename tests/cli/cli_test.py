@@ -235,7 +235,7 @@ check("bench times the tether's load at 50, 200 and 1000 segments",
       report["tether"]["load_s"]["maximal/1000"] == loads["tether_load/maximal/1000"], str(loads))
 rl_cases = [c for c in report["cases"] if c["name"].startswith(("rl/", "rollout/"))]
 check("bench repeats the RL and rollout cases and reports their spread",
-      len(rl_cases) == 8 and all(len(c["runs"]) == 5 and c["ns_per_step_min"] <= c["ns_per_step"] <= c["ns_per_step_max"]
+      len(rl_cases) == 12 and all(len(c["runs"]) == 5 and c["ns_per_step_min"] <= c["ns_per_step"] <= c["ns_per_step_max"]
                                  for c in rl_cases) and
       all(c["env_steps_per_s_min"] <= c["env_steps_per_s"] <= c["env_steps_per_s_max"]
           for c in rl_cases if c["name"].startswith("rl/")) and
