@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -92,27 +93,41 @@ std::string TetherXml(const std::string& model_dir, int segments, const std::str
   return xml;
 }
 
+// Environment steps and seconds, per thread, accumulated over slices of a measurement
+struct Tally {
+  std::vector<long> steps;
+  std::vector<double> seconds;
+  explicit Tally(int threads) : steps(static_cast<size_t>(threads), 0), seconds(static_cast<size_t>(threads), 0.0) {}
+  // the sum of the threads' own rates: a thread whose core is busy for a while lowers it
+  // by its share only
+  double Rate() const {
+    double rate = 0;
+    for (size_t w = 0; w < steps.size(); ++w) rate += seconds[w] > 0 ? static_cast<double>(steps[w]) / seconds[w] : 0.0;
+    return rate;
+  }
+};
+
 // The physics of a batch's environments without the task and without the pool, the
-// bounds its env-steps/s are read against: `threads` threads (the calling one and
-// threads - 1 std::threads) step, frame_skip physics steps per environment step, either
-// the pool's slices of the batch's own simulations round robin (the same working set as
-// the batch) or, with one_env, each the first simulation of its slice back to back (the
-// working set of one simulation: hot caches). Each thread runs for about `seconds` and the
-// rate is the sum of the threads' own rates, so that a thread whose core is busy for a
-// while lowers the figure by its share only. The simulations' states are put back
-// afterwards (and every 500 environment steps with one_env, an episode of the task).
-double BatchPhysicsRate(rl::BatchEnv& env, int threads, bool one_env, double seconds) {
+// bounds its env-steps/s are read against: `tally.steps.size()` threads (the calling one
+// and std::threads) step, frame_skip physics steps per environment step, either the
+// pool's slices of the batch's own simulations round robin (the same working set as the
+// batch) or, with one_env, each the first simulation of its slice back to back (the
+// working set of one simulation: hot caches), for about `seconds`. The simulations'
+// states are put back afterwards, so that the batch's episodes go on as if this had not
+// run (and the one simulation every 500 environment steps).
+void StepBatchPhysics(rl::BatchEnv& env, bool one_env, double seconds, Tally* tally) {
+  const int threads = static_cast<int>(tally->steps.size());
   const int n = env.num_envs(), frame_skip = env.spec().frame_skip;
   const mjModel* m = env.env(0).simulation().model();
   const int size = mj_stateSize(m, mjSTATE_INTEGRATION);
   std::vector<mjtNum> saved(static_cast<size_t>(n) * static_cast<size_t>(size));
   auto state = [&](int i) { return saved.data() + static_cast<size_t>(i) * static_cast<size_t>(size); };
   for (int i = 0; i < n; ++i) mj_getState(m, env.env(i).simulation().data(), state(i), mjSTATE_INTEGRATION);
-  std::vector<double> rates(static_cast<size_t>(threads), 0.0);
   auto work = [&](int w) {
     const int begin = n * w / threads, end = one_env ? begin + 1 : n * (w + 1) / threads;
     const auto start = std::chrono::steady_clock::now();
-    const auto until = start + std::chrono::duration<double>(seconds);
+    const auto until = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                   std::chrono::duration<double>(seconds));
     long steps = 0;
     auto now = start;
     while (now < until) {
@@ -121,19 +136,19 @@ double BatchPhysicsRate(rl::BatchEnv& env, int threads, bool one_env, double sec
         for (int k = 0; k < frame_skip; ++k) sim.TryStep();
       }
       steps += end - begin;
+      // one simulation: back to its state every 500 environment steps (an episode of the
+      // task), so that it does not drift for seconds under the same commands
       if (one_env && steps % 500 == 0) mj_setState(m, env.env(begin).simulation().data(), state(begin), mjSTATE_INTEGRATION);
       now = std::chrono::steady_clock::now();
     }
-    rates[static_cast<size_t>(w)] = static_cast<double>(steps) / std::chrono::duration<double>(now - start).count();
+    tally->steps[static_cast<size_t>(w)] += steps;
+    tally->seconds[static_cast<size_t>(w)] += std::chrono::duration<double>(now - start).count();
   };
   std::vector<std::thread> pool;
   for (int w = 1; w < threads; ++w) pool.emplace_back(work, w);
   work(0);
   for (std::thread& t : pool) t.join();
   for (int i = 0; i < n; ++i) mj_setState(m, env.env(i).simulation().data(), state(i), mjSTATE_INTEGRATION);
-  double rate = 0;
-  for (double r : rates) rate += r;
-  return rate;
 }
 
 }  // namespace
@@ -447,26 +462,41 @@ void RunRlBenchmarks(const BenchOptions& options, BenchReport* report) {
       rl_cases.push_back(std::move(c));
     }
   }
-  // the largest batch's physics bounds, measured in every run beside the batch (cases
-  // ".../physics_same_envs": the batch's own simulations; ".../physics_one_env": one
-  // simulation per thread), each for about the time of a batch run
+  // The largest batch's physics bounds, measured in every run with the batch: cases
+  // ".../physics_same_envs" (the batch's own simulations) and ".../physics_one_env" (one
+  // simulation per thread). A shared host's core speed drifts within a second, so the
+  // batch and its bounds are measured in kSlices slices taken in turn, and each figure
+  // sums its slices: the fractions compare the same moments.
+  constexpr int kSlices = 8;
   const double bound_seconds = std::max(0.02, 0.15 * static_cast<double>(options.rl_env_steps) / 24000.0);
   std::vector<BenchCase> bounds;
   // the cases interleaved in each run: a busy moment of the machine touches every case
   for (int run = 0; run < runs; ++run) {
-    size_t bound = 0;
     for (RlCase& c : rl_cases) {
-      const auto start = std::chrono::steady_clock::now();
-      for (long k = 0; k < c.steps; ++k) c.env->Step(c.actions.data());
-      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      c.result.runs.push_back(static_cast<double>(c.steps * c.env->num_envs()) / s);
-      if (c.env->num_envs() != 256) continue;
-      for (bool one_env : {false, true}) {
-        if (bounds.size() <= bound) {
+      const bool with_bounds = c.env->num_envs() == 256;
+      const int slices = with_bounds ? kSlices : 1;
+      double seconds = 0;
+      Tally same(c.env->num_threads()), one(c.env->num_threads());
+      for (int slice = 0; slice < slices; ++slice) {
+        const long steps = c.steps * (slice + 1) / slices - c.steps * slice / slices;
+        const auto start = std::chrono::steady_clock::now();
+        for (long k = 0; k < steps; ++k) c.env->Step(c.actions.data());
+        seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (!with_bounds) continue;
+        StepBatchPhysics(*c.env, false, bound_seconds / slices, &same);
+        StepBatchPhysics(*c.env, true, bound_seconds / slices, &one);
+      }
+      c.result.runs.push_back(static_cast<double>(c.steps * c.env->num_envs()) / seconds);
+      if (!with_bounds) continue;
+      for (const auto& [suffix, tally] : {std::pair{"/physics_same_envs", &same}, std::pair{"/physics_one_env", &one}}) {
+        const std::string name = c.result.name + suffix;
+        auto b = std::find_if(bounds.begin(), bounds.end(), [&](const BenchCase& x) { return x.name == name; });
+        if (b == bounds.end()) {
           bounds.emplace_back();
-          bounds.back().name = c.result.name + (one_env ? "/physics_one_env" : "/physics_same_envs");
+          bounds.back().name = name;
+          b = bounds.end() - 1;
         }
-        bounds[bound++].runs.push_back(BatchPhysicsRate(*c.env, c.env->num_threads(), one_env, bound_seconds));
+        b->runs.push_back(tally->Rate());
       }
     }
   }
