@@ -3,8 +3,11 @@
 // randomisation in its TaskSpec::description (also shown by the Python package).
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <utility>
 
 #include "nereid/allocation.h"
 #include "nereid/control.h"
@@ -19,25 +22,46 @@ double Uniform(std::mt19937_64& rng, double lo, double hi) {
   return std::uniform_real_distribution<double>(lo, hi)(rng);
 }
 
+// The thrusters of `body` in model m, one copy shared by every task on that model (the
+// environments of a batch share one compiled model). Apply reads each thruster's thrust
+// and command tables at every step: with a copy per environment a batch of 256 read 256
+// copies in turn, about 57 cache lines per environment step from beyond the core's L2
+// (cachegrind), where one shared copy stays in the cache. An entry lives while a task
+// holds it, and a task never outlives its model, so an address in the table is never
+// a freed model's.
+std::shared_ptr<const ThrusterSet> SharedThrusters(const mjModel* m, int body) {
+  static std::mutex mutex;
+  static std::map<std::pair<const mjModel*, int>, std::weak_ptr<const ThrusterSet>> shared;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::erase_if(shared, [](const auto& entry) { return entry.second.expired(); });
+  std::weak_ptr<const ThrusterSet>& entry = shared[{m, body}];
+  std::shared_ptr<const ThrusterSet> set = entry.lock();
+  if (!set) {
+    set = std::make_shared<const ThrusterSet>(FindThrusters(m, body));
+    entry = set;
+  }
+  return set;
+}
+
 // A vehicle flown through its thrusters: actions in [-1, 1] scale each thruster's
 // reachable forward (a > 0) or reverse (a < 0) thrust.
 class ThrusterVehicle {
  public:
   ThrusterVehicle(const Simulation& sim, const char* body_name)
       : body_(mj_name2id(sim.model(), mjOBJ_BODY, body_name)),
-        thrusters_(FindThrusters(sim.model(), body_)),
+        thrusters_(SharedThrusters(sim.model(), body_)),
         pid_(sim, body_) {}
 
   int body() const { return body_; }
-  int action_size() const { return static_cast<int>(thrusters_.actuators.size()); }
-  int actuator(int j) const { return thrusters_.actuators[static_cast<size_t>(j)]; }
+  int action_size() const { return static_cast<int>(thrusters_->actuators.size()); }
+  int actuator(int j) const { return thrusters_->actuators[static_cast<size_t>(j)]; }
 
   void Apply(Simulation& sim, const float* action) const {
     for (int j = 0; j < action_size(); ++j) {
       const double a = std::clamp(static_cast<double>(action[j]), -1.0, 1.0);
-      const double thrust = thrusters_.ThrustForAction(j, a);
-      sim.data()->ctrl[thrusters_.actuators[static_cast<size_t>(j)]] =
-          thrusters_.models[static_cast<size_t>(j)].CommandForThrust(thrust);
+      const double thrust = thrusters_->ThrustForAction(j, a);
+      sim.data()->ctrl[thrusters_->actuators[static_cast<size_t>(j)]] =
+          thrusters_->models[static_cast<size_t>(j)].CommandForThrust(thrust);
     }
   }
 
@@ -59,7 +83,7 @@ class ThrusterVehicle {
                 const Eigen::Quaterniond& q_ref = Eigen::Quaterniond::Identity()) {
     pid_.Update(sim.model(), sim.data(), p_ref, q_ref, dt);
     for (int j = 0; j < action_size(); ++j) {
-      action[j] = static_cast<float>(thrusters_.ActionForThrust(j, pid_.thrust()[j]));
+      action[j] = static_cast<float>(thrusters_->ActionForThrust(j, pid_.thrust()[j]));
     }
   }
   void ResetController() { pid_.Reset(); }
@@ -82,7 +106,7 @@ class ThrusterVehicle {
 
  private:
   int body_;
-  ThrusterSet thrusters_;
+  std::shared_ptr<const ThrusterSet> thrusters_;
   CascadedPid pid_;
 };
 

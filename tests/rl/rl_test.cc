@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <new>
 #include <random>
 #include <string>
@@ -16,6 +17,7 @@
 
 #include <doctest/doctest.h>
 
+#include "nereid/allocation.h"
 #include "nereid/error.h"
 #include "nereid/paths.h"
 #include "nereid/rl.h"
@@ -104,6 +106,30 @@ TEST_CASE("no allocation per step of UK rigid connections (a closed loop of thre
     MESSAGE(ToString(integrator) << ": allocations in 200 UK steps: " << allocations);
     CHECK(allocations == 0);
   }
+}
+
+TEST_CASE("the environments of a batch share their thrusters' tables (one copy stays in the cache)") {
+  // a task's thruster set (each thruster model with its thrust and command tables) is
+  // made once per model: a second environment on the same model does not copy it
+  const TaskSpec& spec = FindTask("BlueROV2StationKeeping-v0");
+  struct ModelDeleter { void operator()(mjModel* m) const { mj_deleteModel(m); } };
+  std::unique_ptr<mjModel, ModelDeleter> model(Simulation::CompileFile(DefaultModelDir() + "/" + spec.model));
+  auto allocations = [](auto&& make) {
+    const long before = g_allocations.load();
+    [[maybe_unused]] auto made = make();
+    return g_allocations.load() - before;
+  };
+  const long set = allocations([&] { return FindThrusters(model.get(), mj_name2id(model.get(), mjOBJ_BODY, "heavy")); });
+  std::unique_ptr<Env> first;
+  const long first_env = allocations([&] {
+    first = std::make_unique<Env>(spec, model.get());
+    return 0;
+  });
+  const long second_env = allocations([&] { return std::make_unique<Env>(spec, model.get()); });
+  MESSAGE("heap allocations: a thruster set " << set << ", the first environment on the model " << first_env
+                                              << ", the second " << second_env);
+  REQUIRE(set > 16);
+  CHECK(first_env - second_env >= set - 8);  // 8: the shared copy's own bookkeeping
 }
 
 TEST_CASE("batch sizes and thread counts are bounded, with the limit in the message") {
