@@ -28,6 +28,7 @@
 #include "nereid/paths.h"
 #include "nereid/rl.h"
 #include "nereid/runner.h"
+#include "nereid/scenario.h"
 
 namespace {
 
@@ -55,6 +56,9 @@ constexpr char kUsage[] =
     "                   [--mpc-period S] [--mpc-horizon N] [--mpc-prediction seed|full]\n"
     "      Scores zero thrust, random actions, the scripted PID and (station keeping) the MPC\n"
     "      on the same episodes of an RL task (episode k: seed S + k, default 10000).\n"
+    "  nereid schema [--out FILE.json]\n"
+    "      The JSON Schema of scenario files (draft-07), generated from the key tables: on\n"
+    "      stdout, or into FILE (docs/scenario.schema.json is this output).\n"
     "  nereid version\n";
 
 using nereid::cli::Usage;
@@ -327,6 +331,20 @@ int main(int argc, char** argv) {
       parser.Parse(args);
       if (model.empty()) throw Usage{"info needs a MODEL.xml"};
       return nereid::InfoCommand(model);
+    }
+    if (command == "schema") {
+      std::string out;
+      nereid::cli::Parser parser("schema");
+      parser.app().add_option("--out", out, "write the schema into this file instead of stdout");
+      parser.Parse(args);
+      if (out.empty()) {
+        std::cout << nereid::ScenarioJsonSchema();
+      } else {
+        nereid::cli::PrepareOutputFile(out, "--out");
+        nereid::WriteOutputFile(out, nereid::ScenarioJsonSchema());
+        std::cerr << "wrote " << out << "\n";
+      }
+      return 0;
     }
     if (command == "version") {
       std::cout << "nereid " << NEREID_VERSION << " (MuJoCo " << mj_versionString() << ")\n";

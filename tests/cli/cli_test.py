@@ -445,6 +445,20 @@ for model, offset in ((r"\u0000b.xml", 0), (r"a\u0000b.xml", 1)):
           f"nul_model.json: /model: the path contains a NUL character (at offset {offset})" in p.stderr
           and model in p.stderr, p.stderr[:300])
 
+# schema: the JSON Schema of scenarios, generated from the key tables, is the committed one
+with open(os.path.join(source, "docs", "scenario.schema.json")) as f:
+    committed_schema = f.read()
+p = run("schema")
+check("schema: prints the committed docs/scenario.schema.json", p.returncode == 0 and p.stdout == committed_schema,
+      (p.returncode, p.stderr[:200]))
+schema_out = os.path.join(work, "schema", "scenario.schema.json")
+p = run("schema", "--out", schema_out)
+check("schema --out: writes it, making the folder", p.returncode == 0 and os.path.isfile(schema_out) and
+      open(schema_out).read() == committed_schema, (p.returncode, p.stderr[:200]))
+p = run("schema", "--out", os.path.join(os.devnull, "x.json"))
+check("schema --out into a place that cannot hold a file: named, exit 1",
+      p.returncode == 1 and os.devnull in p.stderr, (p.returncode, p.stderr[:200]))
+
 passed = sum(results)
 print(f"{passed} passed, {len(results) - passed} failed")
 sys.exit(0 if passed == len(results) else 1)
