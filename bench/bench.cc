@@ -184,12 +184,9 @@ Spread BenchReport::RunRatio(const std::string& numerator, const std::string& de
 }
 
 double BenchReport::Ratio(const std::string& numerator, const std::string& denominator) const {
-  double a = 0, b = 0;
-  for (const BenchCase& c : cases) {
-    if (c.name == numerator) a = c.ns_per_step;
-    if (c.name == denominator) b = c.ns_per_step;
-  }
-  return b > 0 ? a / b : 0;
+  const BenchCase* a = Find(numerator);
+  const BenchCase* b = Find(denominator);
+  return a && b && b->ns_per_step > 0 ? a->ns_per_step / b->ns_per_step : 0;
 }
 
 std::string BenchReport::ToJson() const {

@@ -216,11 +216,9 @@ void PrintCostRatios(const nereid::BenchReport& report) {
 
 // The tethered model's load time in maximal coordinates, and how it grows with segments.
 void PrintTetherLoad(const nereid::BenchReport& report) {
-  double load_1000 = 0, load_50 = 0;
-  for (const nereid::BenchCase& c : report.cases) {
-    if (c.name == "tether_load/maximal/1000") load_1000 = c.load_s;
-    if (c.name == "tether_load/maximal/50") load_50 = c.load_s;
-  }
+  const nereid::BenchCase* c1000 = report.Find("tether_load/maximal/1000");
+  const nereid::BenchCase* c50 = report.Find("tether_load/maximal/50");
+  const double load_1000 = c1000 ? c1000->load_s : 0, load_50 = c50 ? c50->load_s : 0;
   if (load_1000 > 0) {
     std::printf("  tether load, maximal coordinates: %.3f s for 1000 segments (target <= 2 s); 1000 / 50 segments = %.1f\n",
                 load_1000, load_50 > 0 ? load_1000 / load_50 : 0.0);
