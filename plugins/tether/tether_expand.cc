@@ -228,6 +228,7 @@ void TetherExpansion::AddTether(mjSpec* spec, size_t i) const {
   Vec3 anchor;
   const Layout layout = LayOutNow(i, "at qpos0", &anchor_quat, &anchor);
   const double l = c.segment_length();
+  const bool maximal = c.coordinates == tether::Coordinates::kMaximal;
   mjsBody* world = mjs_findBody(spec, "world");
   mjsBody* anchor_body = c.anchor_body.empty() ? world : mjs_findBody(spec, c.anchor_body.c_str());
   if (!anchor_body) {
@@ -239,7 +240,8 @@ void TetherExpansion::AddTether(mjSpec* spec, size_t i) const {
   Vec3 start = anchor;  // world position of segment k's start (maximal)
   for (int k = 0; k < c.segments; ++k) {
     const Quat& world_quat = layout.orientation[static_cast<size_t>(k)];
-    parent = AddSegment(spec, c, k, parent, parent_quat, world_quat, start);
+    // a maximal segment is a body of the world (found once here, not per segment)
+    parent = AddSegment(spec, c, k, maximal ? world : parent, parent_quat, world_quat, start);
     parent_quat = world_quat;
     start += l * (world_quat * Vec3::UnitX());
   }
@@ -251,9 +253,9 @@ void TetherExpansion::AddTether(mjSpec* spec, size_t i) const {
   if (!c.site.empty()) AddConnect(spec, m()->opt.timestep, c.name + "_connect", mjOBJ_SITE, c.name + "_end", c.site);
 }
 
-// Segment k: reduced, a child of the previous segment (the anchor body for the first),
-// placed in its frame, with a ball joint (and a slide joint when axially elastic);
-// maximal, a free body in the world at its world pose, connected to the previous one.
+// Segment k, a child of `parent`: reduced, the previous segment (the anchor body for the
+// first), placed in its frame, with a ball joint (and a slide joint when axially elastic);
+// maximal, the world: a free body at its world pose, connected to the previous one.
 // Returns its body.
 mjsBody* TetherExpansion::AddSegment(mjSpec* spec, const tether::Config& c, int k, mjsBody* parent,
                                      const Quat& parent_quat, const Quat& world_quat, const Vec3& start) const {
@@ -265,7 +267,7 @@ mjsBody* TetherExpansion::AddSegment(mjSpec* spec, const tether::Config& c, int 
   // its forces act on its axis): floored at 1e-3 of the transverse one for conditioning
   const double axial = std::max(0.5 * mass * 0.25 * c.diameter * c.diameter, 1e-3 * transverse);
   const bool maximal = c.coordinates == tether::Coordinates::kMaximal;
-  mjsBody* body = mjs_addBody(maximal ? mjs_findBody(spec, "world") : parent, nullptr);
+  mjsBody* body = mjs_addBody(parent, nullptr);
   const std::string name = SegmentName(c, k);
   mjs_setName(body->element, name.c_str());
   const Vec3 pos = maximal ? start : (k == 0 ? c.anchor_point : Vec3(l, 0, 0));
