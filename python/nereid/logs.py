@@ -18,6 +18,7 @@ T = diag(1, -1, -1) (NED -> NWU, FRD -> FLU), and for ENU the rotation of -90 de
 about z that takes east-north-up to north-west-up.
 """
 import csv
+import gzip
 import math
 import os
 from dataclasses import dataclass, field
@@ -146,9 +147,10 @@ def body_vector_to_flu(frame, v):
 def _read_table(path, magic):
     """Comment metadata, header and rows of a CSV file whose first line is `# magic: 1`."""
     try:
-        with open(path, newline="", encoding="utf-8") as f:
+        opener = gzip.open if str(path).endswith(".gz") else open  # a gzip-compressed log: name.csv.gz
+        with opener(path, "rt", newline="", encoding="utf-8") as f:
             lines = f.read().splitlines()
-    except (OSError, UnicodeDecodeError) as e:
+    except (OSError, EOFError, UnicodeDecodeError) as e:
         raise LogError(f"{path}: cannot read: {e}") from None
     if not lines or not lines[0].startswith(f"# {magic}:"):
         raise LogError(f"{path}: line 1: the file must begin with '# {magic}: 1' (docs/logs.md)")
