@@ -3,9 +3,14 @@
 // is loaded (mj_loadPluginLibrary, or linking against nereid::plugins).
 #include <mujoco/mujoco.h>
 
+#include "acoustic/acoustic.h"
+#include "altimeter/altimeter.h"
 #include "buoyancy/buoyancy.h"
 #include "current/current_plugin.h"
+#include "dvl/dvl.h"
 #include "hydrodynamics/hydrodynamics.h"
+#include "imu/imu.h"
+#include "pressure/pressure.h"
 #include "tether/tether_plugin.h"
 #include "thruster/thruster.h"
 
@@ -15,4 +20,9 @@ mjPLUGIN_LIB_INIT(nereid_plugins) {
   nereid::Buoyancy::RegisterPlugin();
   nereid::Thruster::RegisterPlugin();
   nereid::Tether::RegisterPlugin();
+  nereid::Pressure::RegisterPlugin();
+  nereid::Imu::RegisterPlugin();
+  nereid::Dvl::RegisterPlugin();
+  nereid::Acoustic::RegisterPlugin();
+  nereid::Altimeter::RegisterPlugin();
 }

@@ -14,6 +14,7 @@
 #ifndef NEREID_PLUGINS_H_
 #define NEREID_PLUGINS_H_
 
+#include <cstdint>
 #include <string>
 
 #include "nereid/names.h"
@@ -31,6 +32,19 @@ inline constexpr char kHydrodynamicsPlugin[] = "nereid.hydrodynamics";
 inline constexpr char kBuoyancyPlugin[] = "nereid.buoyancy";
 inline constexpr char kCurrentPlugin[] = "nereid.current";
 inline constexpr char kThrusterPlugin[] = "nereid.thruster";
+inline constexpr char kPressurePlugin[] = "nereid.pressure";
+inline constexpr char kImuPlugin[] = "nereid.imu";
+inline constexpr char kDvlPlugin[] = "nereid.dvl";
+inline constexpr char kAcousticPlugin[] = "nereid.acoustic";
+inline constexpr char kAltimeterPlugin[] = "nereid.altimeter";
+
+// The names of the values a Nereid sensor writes (its trajectory.csv columns are
+// <sensor>.<field>): for sensor element `sensor` of a Nereid sensor plugin its fields
+// ("pressure", "depth", ...); for any other sensor "0", "1", ... up to its dimension.
+std::vector<std::string> SensorFieldNames(const mjModel* m, int sensor);
+// Reseeds every Nereid sensor instance of `d` from a run's seed: their noise streams
+// restart from streams derived from (the instance's `seed` key, run_seed, its name).
+void SeedSensors(const mjModel* m, mjData* d, uint64_t run_seed);
 
 // What a hydrodynamics instance does with its added mass when the mjData was not made by
 // Nereid's engine (plain mj_step, Python `mujoco`), where nothing puts M_A into d->M.

@@ -31,9 +31,10 @@ T* PluginObject(const mjData* d, int instance) {
   return reinterpret_cast<T*>(d->plugin_data[instance]);
 }
 
-// Registers T with the given capabilities (mjPLUGIN_PASSIVE or mjPLUGIN_ACTUATOR). An
-// actuator plugin with activation state also provides
-// void ActDot(const mjModel*, mjData*) const noexcept.
+// Registers T with the given capabilities (mjPLUGIN_PASSIVE, mjPLUGIN_ACTUATOR or
+// mjPLUGIN_SENSOR). An actuator plugin with activation state also provides
+// void ActDot(const mjModel*, mjData*) const noexcept; a sensor plugin provides kStage (its
+// mjtStage) and kDim (the size of its reading).
 template <class T>
 void RegisterPlugin(int capabilities) {
   mjpPlugin p;
@@ -78,6 +79,11 @@ void RegisterPlugin(int capabilities) {
   p.compute = +[](const mjModel* m, mjData* d, int instance, int) {
     if (T* object = PluginObject<T>(d, instance)) object->Compute(m, d, instance);
   };
+  // a sensor plugin (mjPLUGIN_SENSOR) gives its stage and its reading's size
+  if constexpr (requires { T::kStage; T::kDim; }) {
+    p.needstage = T::kStage;
+    p.nsensordata = +[](const mjModel*, int, int) { return static_cast<int>(T::kDim); };
+  }
   if constexpr (requires(const T& t, const mjModel* m, mjData* d) { t.ActDot(m, d); }) {
     p.actuator_act_dot = +[](const mjModel* m, mjData* d, int instance) {
       if (const T* object = PluginObject<T>(d, instance)) object->ActDot(m, d);

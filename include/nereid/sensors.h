@@ -1,0 +1,144 @@
+// Copyright Nereid authors.
+// The marine sensors' mathematics as pure functions (physics/sensors.cc): the random
+// streams their noise comes from, the sample-and-hold clock with latency, the noise
+// models (white noise, bias random walk, turn-on bias, scale factor, quantisation), the
+// hydrostatic pressure, the DVL's Janus beam geometry and its velocity solve, and the
+// Allan deviation the noise is checked with. The plugins (plugins/pressure, imu, dvl,
+// acoustic, altimeter) adapt them to MuJoCo; docs/sensors.md describes the models.
+#ifndef NEREID_SENSORS_H_
+#define NEREID_SENSORS_H_
+
+#include <cmath>
+#include <cstdint>
+#include <deque>
+#include <string_view>
+#include <vector>
+
+#include "nereid/frames.h"
+
+namespace nereid::sensors {
+
+// ---- random streams --------------------------------------------------------------------
+// A counter-based generator: the k-th draw of a stream is a pure function of (seed,
+// stream, k), so a sensor's noise is bitwise reproducible, independent of how often the
+// pipeline calls it, and copied with its counter alone.
+uint64_t Mix(uint64_t x);  // SplitMix64's finaliser
+// A stream id from a sensor's name (FNV-1a), so that two sensors never share a stream.
+uint64_t StreamId(std::string_view name);
+// Uniform in (0, 1), and a standard normal (Box-Muller on two uniforms), for draw k.
+double Uniform(uint64_t seed, uint64_t stream, uint64_t k);
+double Normal(uint64_t seed, uint64_t stream, uint64_t k);
+
+// A stream with a counter: each call takes the next draw.
+class Stream {
+ public:
+  Stream() = default;
+  Stream(uint64_t seed, uint64_t stream) : seed_(seed), stream_(stream) {}
+  double Normal() { return sensors::Normal(seed_, stream_, counter_++); }
+  double Uniform() { return sensors::Uniform(seed_, stream_, counter_++); }
+  void Restart() { counter_ = 0; }
+  uint64_t counter() const { return counter_; }
+
+ private:
+  uint64_t seed_ = 0, stream_ = 0, counter_ = 0;
+};
+
+// ---- sampling clock --------------------------------------------------------------------
+// Sample-and-hold at `rate` (Hz) from time `start`, delivered `latency` seconds after it
+// was taken. Due(t) is true once per sample instant (k / rate after start; a call at the
+// same time again is not due); Push stores a sample taken at t; Deliver(t) returns the
+// newest sample taken at or before t - latency (nullptr before the first).
+class SampleClock {
+ public:
+  SampleClock() = default;
+  SampleClock(double rate, double latency) : period_(1.0 / rate), latency_(latency) {}
+  bool Due(double time);
+  void Push(double time, std::vector<double> values);
+  const std::vector<double>* Deliver(double time);
+  void Reset() {
+    started_ = false;
+    next_ = 0;
+    pending_.clear();
+    held_.clear();
+    has_held_ = false;
+  }
+  double period() const { return period_; }
+
+ private:
+  struct Sample {
+    double time;
+    std::vector<double> values;
+  };
+  double period_ = 0, latency_ = 0;
+  bool started_ = false;
+  double start_ = 0;
+  uint64_t next_ = 0;  // index of the next sample instant
+  std::deque<Sample> pending_;
+  std::vector<double> held_;
+  bool has_held_ = false;
+};
+
+// ---- noise models ----------------------------------------------------------------------
+// One axis of an inertial sensor (IEEE Std 952 / 1293 terms): the reading of a sample of
+// period T is y = (1 + s) x + b + b0 + q(σ_w / √T n), quantised to `resolution`, with
+// white noise density σ_w, turn-on bias b0 (drawn once) and a bias random walk
+// b_{k+1} = b_k + σ_b √T n_k.
+struct AxisNoise {
+  double white_density = 0;   // σ_w, units/√Hz
+  double bias_walk = 0;       // σ_b, units/s/√Hz
+  double turn_on_bias = 0;    // standard deviation of b0
+  double scale_factor = 0;    // s, fraction
+  double resolution = 0;      // quantisation step, 0: none
+};
+class AxisState {
+ public:
+  // b0 drawn from the stream
+  void Start(const AxisNoise& n, Stream* s) {
+    turn_on_ = n.turn_on_bias * s->Normal();
+    bias_ = 0;
+  }
+  double Sample(const AxisNoise& n, double period, double truth, Stream* s);
+  double bias() const { return bias_ + turn_on_; }
+
+ private:
+  double turn_on_ = 0, bias_ = 0;
+};
+// x rounded to the nearest multiple of `resolution` (unchanged when resolution <= 0).
+double Quantise(double x, double resolution);
+
+// ---- pressure --------------------------------------------------------------------------
+// Absolute pressure at depth below the free surface: p_atm + ρ g max(depth, 0), Pa.
+double PressureAtDepth(double p_atm, double rho, double g, double depth);
+// The depth a gauge infers from its pressure: (p - p_atm) / (ρ g), m.
+double DepthFromPressure(double p_atm, double rho, double g, double p);
+
+// ---- DVL -------------------------------------------------------------------------------
+// Unit beam directions in the DVL frame for a Janus array of `n` beams at `angle` (rad)
+// from the boresight +z (the site's z axis, as MuJoCo's rangefinder), the first at azimuth
+// `azimuth0` (rad) from +x, then every 2π/n.
+std::vector<Vec3> JanusBeams(int n, double angle, double azimuth0);
+// Radial velocity of beam `d`: the component of the DVL's velocity over the bottom along
+// the beam (positive towards the bottom).
+inline double RadialVelocity(const Vec3& velocity, const Vec3& d) { return d.dot(velocity); }
+// The velocity that best explains the radial velocities of the beams with valid[i]
+// (least squares, (DᵀD)⁻¹Dᵀr); false, and v untouched, with fewer than 3 valid beams
+// or beams that do not span 3D.
+bool SolveVelocity(const std::vector<Vec3>& beams, const std::vector<double>& radial,
+                   const std::vector<bool>& valid, Vec3* v);
+// Velocity of a point at lever arm r from a frame moving with v and ω (same frame).
+inline Vec3 PointVelocity(const Vec3& v, const Vec3& omega, const Vec3& r) { return v + omega.cross(r); }
+// Standard deviation of one beam's radial velocity: a floor, a part proportional to the
+// speed along the beam, and one growing with the beam's range.
+inline double BeamNoise(double floor, double per_speed, double per_range, double radial, double range) {
+  return floor + per_speed * std::abs(radial) + per_range * range;
+}
+
+// ---- Allan deviation -------------------------------------------------------------------
+// The overlapping Allan deviation of a rate record y (sample period dt) at cluster size m
+// (τ = m dt), IEEE Std 952-1997 Annex C. White noise of density N gives N/√τ, a rate
+// random walk of density K gives K √(τ/3).
+double AllanDeviation(const std::vector<double>& y, double dt, int m);
+
+}  // namespace nereid::sensors
+
+#endif  // NEREID_SENSORS_H_

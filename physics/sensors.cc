@@ -1,0 +1,135 @@
+// Copyright Nereid authors.
+#include "nereid/sensors.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <utility>
+
+#include <Eigen/Dense>
+
+namespace nereid::sensors {
+
+uint64_t Mix(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+uint64_t StreamId(std::string_view name) {
+  uint64_t h = 0xCBF29CE484222325ull;
+  for (const char c : name) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001B3ull;
+  }
+  return h;
+}
+
+double Uniform(uint64_t seed, uint64_t stream, uint64_t k) {
+  const uint64_t bits = Mix(Mix(seed ^ Mix(stream)) + k);
+  // 53 random bits, shifted by half a step: never 0, never 1
+  return (static_cast<double>(bits >> 11) + 0.5) * 0x1.0p-53;
+}
+
+double Normal(uint64_t seed, uint64_t stream, uint64_t k) {
+  const double u1 = Uniform(seed, stream, 2 * k);
+  const double u2 = Uniform(seed, stream, 2 * k + 1);
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+}
+
+bool SampleClock::Due(double time) {
+  if (!started_) {
+    started_ = true;
+    start_ = time;
+    next_ = 0;
+  }
+  // instants k period after the start; a relative tolerance absorbs the rounding of time
+  const double instant = start_ + static_cast<double>(next_) * period_;
+  if (time + 1e-9 * period_ < instant) return false;
+  // the next instant after `time` (a step longer than the period skips instants)
+  next_ = static_cast<uint64_t>(std::floor((time - start_) / period_ + 1e-9)) + 1;
+  return true;
+}
+
+void SampleClock::Push(double time, std::vector<double> values) {
+  pending_.push_back({time, std::move(values)});
+}
+
+const std::vector<double>* SampleClock::Deliver(double time) {
+  const double due = time - latency_ + 1e-9 * period_;
+  while (!pending_.empty() && pending_.front().time <= due) {
+    held_ = std::move(pending_.front().values);
+    has_held_ = true;
+    pending_.pop_front();
+  }
+  return has_held_ ? &held_ : nullptr;
+}
+
+double Quantise(double x, double resolution) {
+  if (!(resolution > 0)) return x;
+  return resolution * std::round(x / resolution);
+}
+
+double AxisState::Sample(const AxisNoise& n, double period, double truth, Stream* s) {
+  const double white = n.white_density / std::sqrt(period) * s->Normal();
+  const double walk = n.bias_walk * std::sqrt(period) * s->Normal();
+  const double y = (1.0 + n.scale_factor) * truth + turn_on_ + bias_ + white;
+  bias_ += walk;  // the bias of the next sample
+  return Quantise(y, n.resolution);
+}
+
+double PressureAtDepth(double p_atm, double rho, double g, double depth) {
+  return p_atm + rho * g * std::max(depth, 0.0);
+}
+
+double DepthFromPressure(double p_atm, double rho, double g, double p) { return (p - p_atm) / (rho * g); }
+
+std::vector<Vec3> JanusBeams(int n, double angle, double azimuth0) {
+  std::vector<Vec3> beams;
+  beams.reserve(static_cast<size_t>(std::max(n, 0)));
+  for (int i = 0; i < n; ++i) {
+    const double az = azimuth0 + 2.0 * std::numbers::pi * i / n;
+    beams.emplace_back(std::sin(angle) * std::cos(az), std::sin(angle) * std::sin(az), std::cos(angle));
+  }
+  return beams;
+}
+
+bool SolveVelocity(const std::vector<Vec3>& beams, const std::vector<double>& radial,
+                   const std::vector<bool>& valid, Vec3* v) {
+  Eigen::Matrix3d A = Eigen::Matrix3d::Zero();
+  Vec3 b = Vec3::Zero();
+  int count = 0;
+  for (size_t i = 0; i < beams.size(); ++i) {
+    if (!valid[i]) continue;
+    A += beams[i] * beams[i].transpose();
+    b += beams[i] * radial[i];
+    ++count;
+  }
+  if (count < 3) return false;
+  const Eigen::LDLT<Eigen::Matrix3d> ldlt(A);
+  // beams that do not span 3D: the normal matrix is singular
+  if (ldlt.info() != Eigen::Success || !(ldlt.rcond() > 1e-9)) return false;
+  *v = ldlt.solve(b);
+  return true;
+}
+
+double AllanDeviation(const std::vector<double>& y, double dt, int m) {
+  const size_t n = y.size();
+  if (m < 1 || n < static_cast<size_t>(2 * m + 1)) return std::nan("");
+  // θ: the integral of the rate, θ_k = dt Σ_{i<k} y_i
+  std::vector<double> theta(n + 1, 0.0);
+  for (size_t i = 0; i < n; ++i) theta[i + 1] = theta[i] + dt * y[i];
+  const double tau = m * dt;
+  const size_t mm = static_cast<size_t>(m);
+  double sum = 0;
+  size_t count = 0;
+  for (size_t k = 0; k + 2 * mm <= n; ++k) {
+    const double d = theta[k + 2 * mm] - 2.0 * theta[k + mm] + theta[k];
+    sum += d * d;
+    ++count;
+  }
+  return std::sqrt(sum / (2.0 * tau * tau * static_cast<double>(count)));
+}
+
+}  // namespace nereid::sensors

@@ -1,0 +1,64 @@
+// Copyright Nereid authors.
+// The sensor plugins' public read-outs (include/nereid/plugins.h): their fields' names and
+// reseeding them from a run's seed.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "acoustic/acoustic.h"
+#include "altimeter/altimeter.h"
+#include "common/plugin_base.h"
+#include "dvl/dvl.h"
+#include "imu/imu.h"
+#include "nereid/plugins.h"
+#include "pressure/pressure.h"
+
+namespace nereid {
+namespace {
+
+// Calls f.template operator()<T>() with the sensor class whose plugin is `name`; false if none.
+template <class F>
+bool WithSensorType(const char* name, F&& f) {
+  if (!name) return false;
+  if (std::strcmp(name, kPressurePlugin) == 0) return f.template operator()<Pressure>(), true;
+  if (std::strcmp(name, kImuPlugin) == 0) return f.template operator()<Imu>(), true;
+  if (std::strcmp(name, kDvlPlugin) == 0) return f.template operator()<Dvl>(), true;
+  if (std::strcmp(name, kAcousticPlugin) == 0) return f.template operator()<Acoustic>(), true;
+  if (std::strcmp(name, kAltimeterPlugin) == 0) return f.template operator()<Altimeter>(), true;
+  return false;
+}
+
+const char* PluginName(const mjModel* m, int instance) {
+  if (instance < 0 || instance >= m->nplugin) return nullptr;
+  const mjpPlugin* plugin = mjp_getPluginAtSlot(m->plugin[instance]);
+  return plugin ? plugin->name : nullptr;
+}
+
+}  // namespace
+
+std::vector<std::string> SensorFieldNames(const mjModel* m, int sensor) {
+  std::vector<std::string> names;
+  if (sensor < 0 || sensor >= m->nsensor) return names;
+  if (m->sensor_type[sensor] == mjSENS_PLUGIN) {
+    WithSensorType(PluginName(m, m->sensor_plugin[sensor]), [&]<class T>() {
+      for (const char* field : T::kFields) names.emplace_back(field);
+    });
+  }
+  if (names.empty()) {
+    for (int i = 0; i < m->sensor_dim[sensor]; ++i) names.push_back(std::to_string(i));
+  }
+  return names;
+}
+
+void SeedSensors(const mjModel* m, mjData* d, uint64_t run_seed) {
+  for (int i = 0; i < m->nplugin; ++i) {
+    if (!d->plugin_data[i]) continue;
+    WithSensorType(PluginName(m, i), [&]<class T>() {
+      T* sensor = PluginObject<T>(d, i);
+      sensor->Reseed(run_seed);
+      sensor->Reset();
+    });
+  }
+}
+
+}  // namespace nereid
