@@ -1,5 +1,5 @@
 // Copyright Nereid authors.
-// The `nereid` command line: run, bench, info, crosscheck, validate, baselines, version. Exit status: 0 success, 1 bad input
+// The `nereid` command line: run, bench, info, crosscheck, validate, baselines, coefficients, version. Exit status: 0 success, 1 bad input
 // (the message names the file, element/path, key and value), 2 usage, 3 diverged state.
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +17,7 @@
 
 #include "bench.h"
 #include "cli/baselines.h"
+#include "cli/coefficients.h"
 #include "cli/crosscheck.h"
 #include "cli/arguments.h"
 #include "cli/info.h"
@@ -56,6 +57,13 @@ constexpr char kUsage[] =
     "                   [--mpc-period S] [--mpc-horizon N] [--mpc-prediction seed|full]\n"
     "      Scores zero thrust, random actions, the scripted PID and (station keeping) the MPC\n"
     "      on the same episodes of an RL task (episode k: seed S + k, default 10000).\n"
+    "  nereid coefficients MESH.stl|MESH.obj|MODEL.xml [--body NAME] [--ref x,y,z|cb|cg|origin]\n"
+    "                      [--rho R] [--out FILE.json] [--write-model OUT.xml] [--units m|cm|mm]\n"
+    "                      [--scale S] [--frame flu|frd] [--max-panels N] [--submergence D]\n"
+    "                      [--damping keep|guess] [--mass KG] [--cg-drop M]\n"
+    "      Added mass (6x6, SNAME order, boundary elements with Capytaine, three refinements),\n"
+    "      volume, centre of buoyancy and a first quadratic-drag guess from a mesh or an MJCF\n"
+    "      body's geoms; --write-model puts them in a model (docs/own_vehicle.md).\n"
     "  nereid schema [--out FILE.json]\n"
     "      The JSON Schema of scenario files (draft-07), generated from the key tables: on\n"
     "      stdout, or into FILE (docs/scenario.schema.json is this output).\n"
@@ -321,6 +329,7 @@ int main(int argc, char** argv) {
     if (command == "bench") return Bench(args);
     if (command == "crosscheck") return nereid::cli::Crosscheck(args);
     if (command == "validate") return Validate(args);
+    if (command == "coefficients") return nereid::cli::Coefficients(args);
     if (command == "baselines") return nereid::cli::Baselines(args, nereid::DefaultModelDir());
     if (command == "info") {
       std::string model;
