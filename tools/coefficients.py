@@ -51,7 +51,7 @@ TOL_REL = 1e-9
 # flat disc normal to the flow (Cd 1.17, Hoerner, Fluid-Dynamic Drag, 3-17).
 WHITE_T73_L_OVER_D = [0.0, 0.5, 1.0, 2.0, 4.0, 8.0]
 WHITE_T73_CD = [1.17, 1.15, 0.90, 0.85, 0.87, 0.99]
-DAMPING_SOURCE = ("first guess: projected area x drag coefficient of a short cylinder of the same "
+DAMPING_SOURCE = ("projected area x drag coefficient of a short cylinder of the same "
                   "length/diameter along the flow (White, Fluid Mechanics, Table 7.3); rotations by "
                   "strip theory on the panels with the mean Cd; replace with identified values")
 
@@ -756,7 +756,10 @@ def write_binary_stl(path, V, F):
 
 
 def _fmt(values):
-    return " ".join(f"{v:.6g}" for v in np.asarray(values).reshape(-1))
+    """Six significant digits; round-off below 1e-9 of the largest value written as 0."""
+    v = np.asarray(values, dtype=float).reshape(-1)
+    v = np.where(np.abs(v) < 1e-9 * max(float(np.abs(v).max()), 1e-300), 0.0, v)
+    return " ".join(f"{x:.6g}" for x in v + 0.0)
 
 
 def _instances(root, plugin):
@@ -824,10 +827,11 @@ def write_model(args, result, out_path, body_name, geometry_source):
         _relocate_files(root, os.path.dirname(os.path.abspath(args.input)), out_dir)
     else:
         # MuJoCo reads binary STL: the input surface (scaled, body frame) beside the model
-        stl = os.path.splitext(out_path)[0] + ".stl"
+        stl = os.path.splitext(out_path)[0] + "_hull.stl"
         V, F = args.input_surface
         write_binary_stl(stl, V, F)
-        root = ET.fromstring(_new_model_xml(args, result, os.path.basename(stl)))
+        root = ET.fromstring(_new_model_xml(args, result, os.path.basename(stl)),
+                             parser=ET.XMLParser(target=ET.TreeBuilder(insert_comments=True)))
         tree = ET.ElementTree(root)
     ext = root.find("extension")
     if ext is None:
@@ -883,7 +887,9 @@ def _new_model_xml(args, result, mesh_file):
     I_origin = np.array(result["unit_density_inertia_origin_mujoco"]) * mass / vol
     I_cb = I_origin - mass * (np.dot(cb, cb) * np.eye(3) - np.outer(cb, cb))
     cg = cb - np.array([0, 0, args.cg_drop])
-    fullinertia = _fmt([I_cb[0, 0], I_cb[1, 1], I_cb[2, 2], I_cb[0, 1], I_cb[0, 2], I_cb[1, 2]])
+    cg = np.where(np.abs(cg) < 1e-12, 0.0, cg)
+    fullinertia = " ".join(f"{x:.6g}" for x in np.where(np.abs(I_cb) < 1e-9 * np.abs(I_cb).max(), 0.0, I_cb)[
+        [0, 1, 2, 0, 0, 1], [0, 1, 2, 1, 2, 2]] + 0.0)
     return f"""<mujoco model="{args.body or 'vehicle'}">
   <!-- Written by nereid coefficients from {os.path.basename(args.input)}: a free body of mass
        {mass:.6g} kg (uniform solid; CG {args.cg_drop:g} m below the CB). Set the real mass,
@@ -946,6 +952,7 @@ def compute(args, log=print):
     # the finest level's geometry
     Vf, Ff = levels[-1]
     vol, cb, inertia = volume_properties(Vf, Ff)
+    cb = np.where(np.abs(cb) < 1e-12 * float(np.ptp(Vf, axis=0).max()), 0.0, cb) + 0.0
     if vol <= 0:
         raise InputError(f"{source}: the meshed surface encloses no positive volume ({vol:.3g} m^3)")
     ref = parse_ref(args.ref, None)
