@@ -1,0 +1,502 @@
+// Copyright Nereid authors.
+// The marine sensors (plugins/pressure, imu, dvl, acoustic, altimeter; physics/sensors.cc):
+// exact sensors equal the truth (closed forms, MuJoCo's own accelerometer and gyro, the
+// geometric distance to a plane), the noise has the configured statistics (seeded, with
+// stated tolerances), runs are bitwise reproducible, and bad input is a ConfigError.
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "nereid/error.h"
+#include "nereid/plugins.h"
+#include "nereid/sensors.h"
+#include "nereid/simulation.h"
+
+namespace nereid {
+namespace {
+
+using sensors::AllanDeviation;
+
+constexpr double kDeg = std::numbers::pi / 180;
+
+// Sets NEREID_EXACT_SENSORS for the scope (exact readings), or clears it.
+struct ExactSensors {
+  explicit ExactSensors(bool on) {
+    if (on) {
+      setenv("NEREID_EXACT_SENSORS", "1", 1);
+    } else {
+      unsetenv("NEREID_EXACT_SENSORS");
+    }
+  }
+  ~ExactSensors() { unsetenv("NEREID_EXACT_SENSORS"); }
+};
+
+// One free body "rov" at (0, 0, -5) with sites "imu" (lever arm 0.2 0.1 -0.05) and
+// "dvl" (0.1 -0.05 -0.1, looking down, turned 30 deg about its boresight); a seabed plane
+// at z = -20; the given plugin instances and sensor elements.
+std::string Model(const std::string& instances, const std::string& sensor_elements, double timestep = 0.005,
+                  bool gravity = true, const std::string& more_bodies = "") {
+  return "<mujoco model='sensors'>\n"
+         "  <option timestep='" + std::to_string(timestep) + "' gravity='0 0 " + (gravity ? "-9.81" : "0") +
+         "'/>\n"
+         "  <extension>\n" + instances + "  </extension>\n"
+         "  <worldbody>\n"
+         "    <geom name='seabed' type='plane' size='100 100 1' pos='0 0 -20'/>\n"
+         "    <body name='rov' pos='0 0 -5'>\n"
+         "      <freejoint/>\n"
+         "      <geom type='box' size='0.2 0.15 0.1' density='1000' contype='0' conaffinity='0'/>\n"
+         "      <site name='imu' pos='0.2 0.1 -0.05' euler='5 -3 10'/>\n"
+         "      <site name='dvl' pos='0.1 -0.05 -0.1' euler='180 0 30'/>\n"
+         "    </body>\n" + more_bodies +
+         "  </worldbody>\n"
+         "  <sensor>\n" + sensor_elements + "  </sensor>\n"
+         "</mujoco>\n";
+}
+
+std::string Instance(const std::string& plugin, const std::string& name, const std::string& site,
+                     const std::string& config = "") {
+  return "    <plugin plugin='nereid." + plugin + "'><instance name='" + name + "'>\n" +
+         "      <config key='site' value='" + site + "'/>\n" + config + "    </instance></plugin>\n";
+}
+std::string Config(const std::string& key, const std::string& value) {
+  return "      <config key='" + key + "' value='" + value + "'/>\n";
+}
+std::string Element(const std::string& name, const std::string& attributes = "") {
+  return "    <plugin name='" + name + "' instance='" + name + "' " + attributes + "/>\n";
+}
+
+std::vector<double> Reading(const Simulation& sim, const char* name) {
+  const mjModel* m = sim.model();
+  const int id = mj_name2id(m, mjOBJ_SENSOR, name);
+  REQUIRE(id >= 0);
+  const mjtNum* s = sim.data()->sensordata + m->sensor_adr[id];
+  return std::vector<double>(s, s + m->sensor_dim[id]);
+}
+
+// Sets a tilted, moving, turning state. The sensors took their first sample when the model
+// was loaded; restarting them (SeedSensors resets their clocks) makes the next pipeline call
+// sample this state.
+void SetMotion(Simulation* sim) {
+  SeedSensors(sim->model(), sim->data(), 0);
+  mjData* d = sim->data();
+  // a tilted, moving, turning vehicle
+  const double q[4] = {std::cos(0.2), std::sin(0.2) * 0.6, std::sin(0.2) * 0.0, std::sin(0.2) * 0.8};
+  for (int i = 0; i < 4; ++i) d->qpos[3 + i] = q[i];
+  const double v[6] = {0.7, -0.2, 0.15, 0.3, -0.1, 0.4};
+  for (int i = 0; i < 6; ++i) d->qvel[i] = v[i];
+}
+
+double Std(const std::vector<double>& x) {
+  double mean = 0;
+  for (double v : x) mean += v;
+  mean /= static_cast<double>(x.size());
+  double var = 0;
+  for (double v : x) var += (v - mean) * (v - mean);
+  return std::sqrt(var / static_cast<double>(x.size() - 1));
+}
+
+// ---- pure functions ----------------------------------------------------------------------
+
+TEST_SUITE("sensor_math") {
+  TEST_CASE("the random streams are reproducible, distinct and standard normal") {
+    CHECK(sensors::Normal(7, 3, 11) == sensors::Normal(7, 3, 11));  // bitwise
+    CHECK(sensors::Normal(7, 3, 11) != sensors::Normal(7, 4, 11));
+    CHECK(sensors::Normal(7, 3, 11) != sensors::Normal(8, 3, 11));
+    CHECK(sensors::StreamId("dvl") != sensors::StreamId("imu"));
+    // 200000 draws: the mean's standard error is 0.0022, the std's 0.0016; 0.01 is > 4 of them
+    sensors::Stream s(1, sensors::StreamId("test"));
+    std::vector<double> x(200000);
+    double mean = 0;
+    for (double& v : x) mean += (v = s.Normal());
+    mean /= static_cast<double>(x.size());
+    CHECK(std::abs(mean) < 0.01);
+    CHECK(Std(x) == doctest::Approx(1.0).epsilon(0.01));
+  }
+
+  TEST_CASE("the sample clock holds samples at its rate and delivers them after the latency") {
+    sensors::SampleClock clock(10, 0.25);  // every 0.1 s, 0.25 s late
+    std::vector<double> taken, delivered;
+    for (int k = 0; k <= 100; ++k) {
+      const double t = 0.01 * k;
+      if (clock.Due(t)) {
+        clock.Push(t, {t});
+        taken.push_back(t);
+      }
+      CHECK_FALSE(clock.Due(t));  // a second call at the same time takes no sample
+      const std::vector<double>* y = clock.Deliver(t);
+      delivered.push_back(y ? (*y)[0] : -1);
+    }
+    REQUIRE(taken.size() == 11);  // 0, 0.1, ..., 1.0
+    for (size_t i = 0; i < taken.size(); ++i) CHECK(taken[i] == doctest::Approx(0.1 * static_cast<double>(i)));
+    CHECK(delivered[24] == -1);                           // t = 0.24: nothing yet
+    CHECK(delivered[25] == doctest::Approx(0.0));         // t = 0.25: the sample of t = 0
+    CHECK(delivered[34] == doctest::Approx(0.0));         // t = 0.34
+    CHECK(delivered[35] == doctest::Approx(0.1));         // t = 0.35: the sample of 0.1
+    CHECK(delivered[100] == doctest::Approx(0.7));        // t = 1.0: 0.75 -> 0.7
+  }
+
+  TEST_CASE("Janus beams solve the velocity exactly from 4 or 3 beams, not 2") {
+    const std::vector<Vec3> beams = sensors::JanusBeams(4, 25 * kDeg, 45 * kDeg);
+    for (const Vec3& b : beams) {
+      CHECK(b.norm() == doctest::Approx(1.0).epsilon(1e-15));
+      CHECK(b.z() == doctest::Approx(std::cos(25 * kDeg)).epsilon(1e-15));
+    }
+    const Vec3 v(0.31, -0.72, 0.05);
+    std::vector<double> r;
+    for (const Vec3& b : beams) r.push_back(sensors::RadialVelocity(v, b));
+    Vec3 out;
+    REQUIRE(sensors::SolveVelocity(beams, r, {true, true, true, true}, &out));
+    CHECK((out - v).norm() < 1e-14);
+    REQUIRE(sensors::SolveVelocity(beams, r, {true, false, true, true}, &out));
+    CHECK((out - v).norm() < 1e-14);
+    CHECK_FALSE(sensors::SolveVelocity(beams, r, {true, false, true, false}, &out));
+  }
+
+  TEST_CASE("Allan deviation: white noise N/sqrt(tau), bias random walk K sqrt(tau/3)") {
+    // a simulated axis at 10 Hz for 2e5 s (2e6 samples): one record of white noise, one of
+    // a bias random walk. Overlapping estimates from n/m clusters have a relative error of
+    // about 1/sqrt(n/m): 0.3 % at tau = 1 s, 7 % at tau = 1000 s; tolerances 3 % and 20 %.
+    const double dt = 0.1, N = 1e-3, K = 1e-4;
+    const int n = 2000000;
+    sensors::Stream s(42, sensors::StreamId("allan"));
+    sensors::AxisNoise white{N, 0, 0, 0, 0}, walk{0, K, 0, 0, 0};
+    sensors::AxisState a, b;
+    a.Start(white, &s);
+    b.Start(walk, &s);
+    std::vector<double> yw(n), yk(n);
+    for (int i = 0; i < n; ++i) {
+      yw[static_cast<size_t>(i)] = a.Sample(white, dt, 0, &s);
+      yk[static_cast<size_t>(i)] = b.Sample(walk, dt, 0, &s);
+    }
+    CHECK(AllanDeviation(yw, dt, 10) == doctest::Approx(N / std::sqrt(1.0)).epsilon(0.03));
+    CHECK(AllanDeviation(yw, dt, 1000) == doctest::Approx(N / std::sqrt(100.0)).epsilon(0.05));
+    CHECK(AllanDeviation(yk, dt, 10000) == doctest::Approx(K * std::sqrt(1000.0 / 3)).epsilon(0.2));
+  }
+
+  TEST_CASE("pressure and depth are inverse; quantisation rounds to the step") {
+    const double p = sensors::PressureAtDepth(101325, 1025, 9.81, 12.5);
+    CHECK(p == 101325 + 1025 * 9.81 * 12.5);
+    CHECK(sensors::DepthFromPressure(101325, 1025, 9.81, p) == doctest::Approx(12.5).epsilon(1e-15));
+    CHECK(sensors::PressureAtDepth(101325, 1025, 9.81, -1) == 101325);  // above the surface
+    CHECK(sensors::Quantise(1.26, 0.5) == 1.5);
+    CHECK(sensors::Quantise(1.24, 0.5) == 1.0);
+    CHECK(sensors::Quantise(1.24, 0) == 1.24);
+  }
+}
+
+// ---- the plugins -------------------------------------------------------------------------
+
+TEST_SUITE("sensors") {
+  TEST_CASE("exact pressure is p_atm + rho g depth; exact depth is the site's depth") {
+    ExactSensors exact(true);
+    auto sim = Simulation::LoadString(
+        Model(Instance("pressure", "baro", "imu", Config("fluid_density", "1025") + Config("rate", "200")),
+              Element("baro")));
+    SetMotion(sim.get());
+    for (int i = 0; i < 50; ++i) sim->Step();
+    sim->Forward();
+    const double z = sim->data()->site_xpos[3 * mj_name2id(sim->model(), mjOBJ_SITE, "imu") + 2];
+    const std::vector<double> y = Reading(*sim, "baro");
+    CHECK(y[0] == doctest::Approx(101325 + 1025 * 9.81 * -z).epsilon(1e-15));
+    CHECK(std::abs(y[1] - -z) < 1e-12);
+  }
+
+  TEST_CASE("exact DVL: velocity of the DVL point in its frame to 1e-12, ranges = distance to the plane") {
+    ExactSensors exact(true);
+    auto sim = Simulation::LoadString(
+        Model(Instance("dvl", "dvl", "dvl", Config("beam_angle", "30") + Config("rate", "200")), Element("dvl"),
+              0.005, false));
+    SetMotion(sim.get());
+    sim->Forward();
+    const mjModel* m = sim->model();
+    const mjData* d = sim->data();
+    const int site = mj_name2id(m, mjOBJ_SITE, "dvl"), body = mj_name2id(m, mjOBJ_BODY, "rov");
+    // the truth from the free joint: v of the body origin (world), omega (body frame)
+    Mat3 Rb, Rs;
+    for (int i = 0; i < 9; ++i) Rb(i / 3, i % 3) = d->xmat[9 * body + i], Rs(i / 3, i % 3) = d->site_xmat[9 * site + i];
+    const Vec3 v(d->qvel[0], d->qvel[1], d->qvel[2]);
+    const Vec3 omega = Rb * Vec3(d->qvel[3], d->qvel[4], d->qvel[5]);
+    const Vec3 p(d->site_xpos[3 * site], d->site_xpos[3 * site + 1], d->site_xpos[3 * site + 2]);
+    const Vec3 origin(d->xpos[3 * body], d->xpos[3 * body + 1], d->xpos[3 * body + 2]);
+    const Vec3 truth = Rs.transpose() * sensors::PointVelocity(v, omega, p - origin);
+    const std::vector<double> y = Reading(*sim, "dvl");
+    CHECK(y[3] == 1);  // bottom lock
+    CHECK(std::abs(y[0] - truth.x()) < 1e-12);
+    CHECK(std::abs(y[1] - truth.y()) < 1e-12);
+    CHECK(std::abs(y[2] - truth.z()) < 1e-12);
+    const std::vector<Vec3> beams = sensors::JanusBeams(4, 30 * kDeg, 45 * kDeg);
+    for (int i = 0; i < 4; ++i) {
+      const Vec3 dir = Rs * beams[static_cast<size_t>(i)];
+      const double range = (p.z() - -20) / -dir.z();  // to the plane z = -20
+      CHECK(std::abs(y[static_cast<size_t>(5 + i)] - range) < 1e-9);
+      CHECK(std::abs(y[static_cast<size_t>(9 + i)] - dir.dot(Rs * truth)) < 1e-12);  // radial
+    }
+  }
+
+  TEST_CASE("DVL: beyond max_altitude it loses bottom lock: water track through the current, or no lock") {
+    ExactSensors exact(true);
+    const std::string current = "    <plugin plugin='nereid.current'><instance name='water'>\n" +
+                                Config("velocity", "0.3 0.1 0") + "    </instance></plugin>\n";
+    auto sim = Simulation::LoadString(Model(current + Instance("dvl", "dvl", "dvl", Config("max_altitude", "10") +
+                                                                                         Config("rate", "200")),
+                                            Element("dvl"), 0.005, false));
+    SetMotion(sim.get());
+    sim->Forward();  // 15 m above the seabed: no bottom
+    std::vector<double> y = Reading(*sim, "dvl");
+    CHECK(y[3] == 2);  // water track
+    for (int i = 0; i < 4; ++i) CHECK(y[static_cast<size_t>(5 + i)] == -1);
+    // the velocity through the water, in the DVL frame
+    const mjModel* m = sim->model();
+    const mjData* d = sim->data();
+    const int site = mj_name2id(m, mjOBJ_SITE, "dvl");
+    mjtNum vel[6];
+    mj_objectVelocity(m, d, mjOBJ_SITE, site, vel, 1);
+    Mat3 Rs;
+    for (int i = 0; i < 9; ++i) Rs(i / 3, i % 3) = d->site_xmat[9 * site + i];
+    const Vec3 expected = Vec3(vel[3], vel[4], vel[5]) - Rs.transpose() * Vec3(0.3, 0.1, 0);
+    CHECK((Vec3(y[0], y[1], y[2]) - expected).norm() < 1e-12);
+    // lower: bottom lock again
+    sim->data()->qpos[2] = -12;
+    sim->Step();
+    sim->Forward();  // the next sample instant (rate = physics rate)
+    CHECK(Reading(*sim, "dvl")[3] == 1);
+
+    auto no_water = Simulation::LoadString(Model(Instance("dvl", "dvl", "dvl", Config("max_altitude", "10") +
+                                                                                 Config("water_track", "false")),
+                                                 Element("dvl"), 0.005, false));
+    no_water->Forward();
+    CHECK(Reading(*no_water, "dvl")[3] == 0);
+  }
+
+  TEST_CASE("exact IMU equals MuJoCo's accelerometer and gyro on the same site") {
+    ExactSensors exact(true);
+    auto sim = Simulation::LoadString(Model(Instance("imu", "imu", "imu", Config("rate", "200")),
+                                            Element("imu") + "    <accelerometer name='acc' site='imu'/>\n"
+                                                             "    <gyro name='gyro' site='imu'/>\n"));
+    SetMotion(sim.get());
+    for (int i = 0; i < 40; ++i) {
+      sim->data()->xfrc_applied[6 + 0] = 5 * std::sin(0.1 * i);  // a varying push and twist
+      sim->data()->xfrc_applied[6 + 5] = 0.5;
+      sim->Step();
+      sim->Forward();
+      const std::vector<double> y = Reading(*sim, "imu"), acc = Reading(*sim, "acc"), gyro = Reading(*sim, "gyro");
+      for (size_t k = 0; k < 3; ++k) {
+        CHECK(std::abs(y[k] - acc[k]) < 1e-12);
+        CHECK(std::abs(y[3 + k] - gyro[k]) < 1e-12);
+      }
+    }
+  }
+
+  TEST_CASE("exact acoustic fix is the site's position, lost outside the cone, delivered after the latency") {
+    ExactSensors exact(true);
+    auto sim = Simulation::LoadString(
+        Model(Instance("acoustic", "usbl", "imu",
+                       Config("rate", "10") + Config("latency", "0.5") + Config("transceiver", "1 2 0") +
+                           Config("cone", "60")),
+              Element("usbl"), 0.005, false));
+    SetMotion(sim.get());
+    const int site = mj_name2id(sim->model(), mjOBJ_SITE, "imu");
+    std::vector<Vec3> truth;  // site position at each 0.1 s
+    for (int i = 0; i <= 200; ++i) {
+      sim->Step();  // its forward pass samples the state at 0.005 i
+      if (i % 20 == 0) {
+        const mjtNum* p = sim->data()->site_xpos + 3 * site;
+        truth.emplace_back(p[0], p[1], p[2]);
+      }
+    }
+    sim->Forward();  // t = 1.005 s: the sample of 0.5 s
+    const std::vector<double> y = Reading(*sim, "usbl");
+    REQUIRE(y[6] == 1);
+    // the sample of t = 0.5: the 6th entry of truth
+    CHECK((Vec3(y[0], y[1], y[2]) - truth[5]).norm() < 1e-9);
+    // from straight above, 0.5 s out of a 60 deg cone around the downward axis: lost
+    auto far = Simulation::LoadString(Model(Instance("acoustic", "usbl", "imu",
+                                                     Config("rate", "10") + Config("transceiver", "20 0 -4") +
+                                                         Config("cone", "60")),
+                                            Element("usbl"), 0.005, false));
+    far->Forward();
+    CHECK(Reading(*far, "usbl")[6] == 0);
+  }
+
+  TEST_CASE("exact altimeter: the distance along the site's z axis to the seabed") {
+    ExactSensors exact(true);
+    auto sim = Simulation::LoadString(Model(Instance("altimeter", "alt", "dvl"), Element("alt"), 0.005, false));
+    sim->Forward();
+    const int site = mj_name2id(sim->model(), mjOBJ_SITE, "dvl");
+    const double z = sim->data()->site_xpos[3 * site + 2];
+    const std::vector<double> y = Reading(*sim, "alt");
+    CHECK(y[1] == 1);
+    CHECK(std::abs(y[0] - (z - -20)) < 1e-9);  // the site looks straight down
+  }
+
+  TEST_CASE("noise: pressure and DVL standard deviations and rates match their settings") {
+    ExactSensors exact(false);
+    // a fixed vehicle (gravity off, at rest): every variation is noise. 20000 samples: the
+    // std's standard error is 0.5 %; tolerance 3 %.
+    auto sim = Simulation::LoadString(
+        Model(Instance("pressure", "baro", "imu",
+                       Config("rate", "20") + Config("noise", "30") + Config("resolution", "0")) +
+                  Instance("dvl", "dvl", "dvl",
+                           Config("rate", "100") + Config("velocity_noise", "0.01") +
+                               Config("velocity_noise_per_speed", "0") + Config("beam_angle", "30")),
+              Element("baro") + Element("dvl"), 0.01, false));
+    std::vector<double> p, vx, vz;
+    int changes = 0;
+    double last = 0;
+    for (int i = 0; i < 20000; ++i) {
+      sim->Step();
+      const std::vector<double> b = Reading(*sim, "baro"), v = Reading(*sim, "dvl");
+      if (i == 0 || b[0] != last) ++changes, p.push_back(b[0]);
+      last = b[0];
+      vx.push_back(v[0]);
+      vz.push_back(v[2]);
+    }
+    // 200 s at 20 Hz: 4000 samples
+    CHECK(changes == 4000);
+    CHECK(Std(p) == doctest::Approx(30).epsilon(0.03));
+    // least squares over 4 beams at angle a: std(vx) = sigma / (sqrt(2) sin a),
+    // std(vz) = sigma / (2 cos a)
+    CHECK(Std(vx) == doctest::Approx(0.01 / (std::sqrt(2.0) * std::sin(30 * kDeg))).epsilon(0.03));
+    CHECK(Std(vz) == doctest::Approx(0.01 / (2 * std::cos(30 * kDeg))).epsilon(0.03));
+  }
+
+  TEST_CASE("noise: Allan deviation of a static IMU record matches the white noise density") {
+    ExactSensors exact(false);
+    // 400 s at 100 Hz on a vehicle held still (gravity off); white noise N at tau = 0.1 s and
+    // 1 s (400 and 40 clusters' worth of independent estimates: 1.5 % and 5 %); tolerance
+    // 5 % and 10 %. The bias random walk is checked over a longer record in sensor_math.
+    const double N = 2e-3;
+    auto sim = Simulation::LoadString(
+        Model(Instance("imu", "imu", "imu",
+                       Config("rate", "100") + Config("gyro_noise_density", "0.002") +
+                           Config("gyro_bias_walk", "0") + Config("gyro_resolution", "0") +
+                           Config("gyro_turn_on_bias", "0.01")),
+              Element("imu"), 0.01, false));
+    std::vector<double> gx;
+    for (int i = 0; i < 40000; ++i) {
+      sim->Step();
+      gx.push_back(Reading(*sim, "imu")[3]);
+    }
+    CHECK(AllanDeviation(gx, 0.01, 10) == doctest::Approx(N / std::sqrt(0.1)).epsilon(0.05));
+    CHECK(AllanDeviation(gx, 0.01, 100) == doctest::Approx(N / std::sqrt(1.0)).epsilon(0.1));
+  }
+
+  TEST_CASE("noisy runs are bitwise reproducible, follow the seed and survive mj_copyData") {
+    ExactSensors exact(false);
+    const std::string xml = Model(Instance("imu", "imu", "imu") + Instance("dvl", "dvl", "dvl"),
+                                  Element("imu") + Element("dvl"));
+    auto run = [&](uint64_t seed) {
+      auto sim = Simulation::LoadString(xml);
+      SetMotion(sim.get());
+      SeedSensors(sim->model(), sim->data(), seed);
+      std::vector<double> out;
+      for (int i = 0; i < 300; ++i) {
+        sim->Step();
+        for (const char* s : {"imu", "dvl"}) {
+          const std::vector<double> y = Reading(*sim, s);
+          out.insert(out.end(), y.begin(), y.end());
+        }
+      }
+      return out;
+    };
+    const std::vector<double> a = run(1), b = run(1), c = run(2);
+    CHECK(a == b);
+    CHECK(a != c);
+
+    auto sim = Simulation::LoadString(xml);
+    SetMotion(sim.get());
+    for (int i = 0; i < 50; ++i) sim->Step();
+    mjData* copy = mj_copyData(nullptr, sim->model(), sim->data());
+    const mjModel* m = sim->model();
+    for (int i = 0; i < 50; ++i) {
+      sim->Step();
+      mj_step(m, copy);
+    }
+    const int imu = mj_name2id(m, mjOBJ_SENSOR, "imu");
+    for (int k = 0; k < 7; ++k) {
+      CHECK(copy->sensordata[m->sensor_adr[imu] + k] == sim->data()->sensordata[m->sensor_adr[imu] + k]);
+    }
+    mj_deleteData(copy);
+  }
+
+  TEST_CASE("the fields of a Nereid sensor are named; others are numbered") {
+    auto sim = Simulation::LoadString(Model(Instance("dvl", "dvl", "dvl"),
+                                            Element("dvl") + "    <gyro name='g' site='imu'/>\n"));
+    const std::vector<std::string> dvl = SensorFieldNames(sim->model(), 0), g = SensorFieldNames(sim->model(), 1);
+    REQUIRE(dvl.size() == 13);
+    CHECK(dvl[0] == "vx");
+    CHECK(dvl[3] == "status");
+    CHECK(g == std::vector<std::string>{"0", "1", "2"});
+  }
+}
+
+// ---- bad input -----------------------------------------------------------------------------
+
+std::string LoadFailure(const std::string& xml) {
+  try {
+    Simulation::LoadString(xml, {}, "vehicle.xml");
+  } catch (const ConfigError& e) {
+    return e.what();
+  } catch (const Error& e) {
+    FAIL("unexpected exception type: " << std::string(e.what()));
+  }
+  FAIL("the model loaded");
+  return "";
+}
+
+std::string DvlError(const std::string& config, const std::string& attributes = "") {
+  return LoadFailure(Model(Instance("dvl", "dvl", "dvl", config), Element("dvl", attributes)));
+}
+
+TEST_SUITE("sensor_errors") {
+  TEST_CASE("a DVL without beams, or with beam angles outside (0, 90) degrees") {
+    const std::string none = DvlError(Config("beams", "0"));
+    CHECK(none.find("vehicle.xml") != std::string::npos);
+    CHECK(none.find("nereid.dvl instance 'dvl': key 'beams' = '0': a DVL has 3 or 4 beams") != std::string::npos);
+    CHECK(DvlError(Config("beam_angle", "0")).find("key 'beam_angle' = '0': must be in (0, 90) degrees") !=
+          std::string::npos);
+    CHECK(DvlError(Config("beam_angle", "90")).find("key 'beam_angle' = '90'") != std::string::npos);
+    CHECK(DvlError(Config("beam_angle", "-10")).find("key 'beam_angle' = '-10'") != std::string::npos);
+  }
+  TEST_CASE("negative noise") {
+    CHECK(DvlError(Config("velocity_noise", "-0.1")).find("key 'velocity_noise' = '-0.1': must be >= 0") !=
+          std::string::npos);
+    CHECK(LoadFailure(Model(Instance("pressure", "baro", "imu", Config("noise", "-1")), Element("baro")))
+              .find("nereid.pressure instance 'baro': key 'noise' = '-1': must be >= 0") != std::string::npos);
+    CHECK(LoadFailure(Model(Instance("imu", "imu", "imu", Config("gyro_noise_density", "-1e-3")), Element("imu")))
+              .find("nereid.imu instance 'imu': key 'gyro_noise_density' = '-1e-3': must be >= 0") !=
+          std::string::npos);
+  }
+  TEST_CASE("a rate above the physics rate") {
+    CHECK(DvlError(Config("rate", "500")).find("key 'rate' = '500': is above the physics rate 1/timestep = 200 Hz") !=
+          std::string::npos);
+    CHECK(DvlError(Config("rate", "0")).find("key 'rate' = '0': must be > 0") != std::string::npos);
+  }
+  TEST_CASE("a sensor on a site that does not exist, or with no sensor element") {
+    CHECK(LoadFailure(Model(Instance("imu", "imu", "mast"), Element("imu")))
+              .find("nereid.imu instance 'imu': key 'site' = 'mast': no site of that name in the model") !=
+          std::string::npos);
+    CHECK(LoadFailure(Model(Instance("imu", "imu", "imu"), "")).find("no sensor element refers to it") !=
+          std::string::npos);
+  }
+  TEST_CASE("MuJoCo's delay, interval and noise on a Nereid sensor are refused") {
+    // MJCF has no such attributes on <sensor><plugin>: MuJoCo's parser names them
+    for (const char* attribute : {"noise='0.1'", "delay='0.1' nsample='10'", "interval='0.1'"}) {
+      CAPTURE(attribute);
+      try {
+        Simulation::LoadString(Model(Instance("dvl", "dvl", "dvl"), Element("dvl", attribute)), {}, "vehicle.xml");
+        FAIL("the model loaded");
+      } catch (const LoadError& e) {
+        CHECK(std::string(e.what()).find("unrecognized attribute") != std::string::npos);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace nereid
