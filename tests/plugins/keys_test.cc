@@ -9,9 +9,14 @@
 
 #include <doctest/doctest.h>
 
+#include "acoustic/acoustic.h"
+#include "altimeter/altimeter.h"
 #include "buoyancy/buoyancy.h"
 #include "current/current_plugin.h"
+#include "dvl/dvl.h"
 #include "hydrodynamics/hydrodynamics.h"
+#include "imu/imu.h"
+#include "pressure/pressure.h"
 #include "tether/tether_plugin.h"
 #include "thruster/thruster.h"
 
@@ -85,6 +90,11 @@ TEST_SUITE("plugin_keys") {
     CheckTable("current", current_keys::kAll);
     CheckTable("thruster", thruster_keys::kAll);
     CheckTable("tether", tether_keys::kAll);
+    CheckTable("pressure", pressure_keys::kAll);
+    CheckTable("imu", imu_keys::kAll);
+    CheckTable("dvl", dvl_keys::kAll);
+    CheckTable("acoustic", acoustic_keys::kAll);
+    CheckTable("altimeter", altimeter_keys::kAll);
   }
 
   TEST_CASE("registration takes the table's names; the current's are nereid/current.h's grammar") {
