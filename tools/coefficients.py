@@ -45,6 +45,7 @@ DEFAULT_MAX_PANELS = 2000
 # A body larger than this (m, largest extent) is taken for a mesh written in millimetres.
 MAX_EXTENT_M = 30.0
 TOL_REL = 1e-9
+MAX_FILE_BYTES = 100_000_000  # a mesh file (binary STL: 2 million triangles)
 
 # White, Fluid Mechanics (7th ed.), Table 7.3: drag of a short circular cylinder with its
 # axis along the flow (Cd on the frontal area) against length/diameter; L/D = 0 is the
@@ -134,8 +135,13 @@ def _read_obj(path, data):
 def read_mesh(path, scale=1.0):
     """(vertices, faces) of an STL (ASCII or binary) or OBJ file, scaled; faces are triangles."""
     try:
+        if not os.path.isfile(path):
+            raise InputError(f"{path}: not a regular file")
+        size = os.path.getsize(path)
+        if size > MAX_FILE_BYTES:
+            raise InputError(f"{path}: {size} bytes, more than the limit of {MAX_FILE_BYTES} for a mesh")
         with open(path, "rb") as f:
-            data = f.read()
+            data = f.read(MAX_FILE_BYTES + 1)
     except OSError as e:
         raise InputError(f"{path}: cannot read: {e.strerror}")
     ext = os.path.splitext(path)[1].lower()
@@ -544,8 +550,10 @@ def primitive_mesh(kind, size, h, mesh_data=None):
     raise InputError(f"geom type {kind} cannot be meshed")
 
 
-def inside_primitive(kind, size, P, mesh_data=None):
-    """Which points (geom frame) are strictly inside the geom."""
+def inside_primitive(kind, size, P, mesh_data=None, pad=0.0):
+    """Which points (geom frame) are strictly inside the geom (grown by pad)."""
+    if pad and kind != "mesh":
+        size = [x + pad for x in size[:3]]
     if kind == "sphere":
         return np.einsum("ij,ij->i", P, P) < size[0] ** 2
     if kind == "ellipsoid":
@@ -583,7 +591,9 @@ def union_surface(geoms, h):
     """Panels of every geom (body frame) less those inside another geom: a panel of geom i
     goes when its centre moved 1e-6 L outward lies inside geom j (j != i: the overlap and
     faces touching another geom), or when it lies on geom j's surface facing the same way
-    (j < i: coplanar duplicates keep the first geom's)."""
+    (j < i: coplanar duplicates keep the first geom's; a panel whose centre is on the edge
+    of geom j's face goes too, so coplanar panels never overlap: where the two meshes' panel
+    edges do not line up, the seam has gaps of up to half a panel, which close with refinement)."""
     meshes = []
     for g in geoms:
         V, F = primitive_mesh(g["type"], g["size"], h, g.get("mesh"))
@@ -605,8 +615,8 @@ def union_surface(geoms, h):
             in_pt = (C - eps * N - p) @ R
             a = inside_primitive(g["type"], g["size"], out_pt, g.get("mesh"))
             keep &= ~a
-            if j < i:
-                b = inside_primitive(g["type"], g["size"], in_pt, g.get("mesh"))
+            if j < i:  # on geom j's surface (its face's edge included): no coplanar overlap
+                b = inside_primitive(g["type"], g["size"], in_pt, g.get("mesh"), pad=eps)
                 keep &= ~(b & ~a)
         removed += int((~keep).sum())
         used = sorted({v for k, f in enumerate(F) if keep[k] for v in f})
@@ -676,26 +686,29 @@ def mjcf_body(path, body_name):
 
 
 def mjcf_levels(path, geoms, max_panels):
-    """Three panel sizes whose unions have about max_panels/4, /2 and max_panels panels."""
-    def count(h):
-        return len(union_surface(geoms, h)[1])
-    allext = []
+    """Three panel sizes whose unions have about max_panels/4, /2 and max_panels panels
+    (the count goes as 1/h^2: a few secant steps from one trial)."""
+    allV = []
     for g in geoms:
-        s = g["size"]
-        allext.append(2 * max(s[:3]) + (2 * s[1] if g["type"] == "capsule" else 0))
-    L = max(allext) if allext[0] else 1.0
+        V, _ = primitive_mesh(g["type"], g["size"], 1e9, g.get("mesh"))
+        allV.append(V @ g["R"].T + g["pos"])
+    L = float(np.ptp(np.vstack(allV), axis=0).max())
     levels = []
+    h = L / 4
     for target in (max_panels / 4, max_panels / 2, max_panels):
-        lo, hi = L * 1e-3, L  # count(h) decreases with h
-        for _ in range(30):
-            mid = math.sqrt(lo * hi)
-            if count(mid) > target:
-                lo = mid
-            else:
-                hi = mid
-        V, F, removed = union_surface(geoms, hi)
-        if not levels or len(F) != len(levels[-1][1]):
-            levels.append((V, F))
+        best = None
+        for _ in range(6):
+            V, F, _ = union_surface(geoms, h)
+            if len(F) <= max_panels and (best is None or len(F) > len(best[1])):
+                best = (V, F)
+            if abs(len(F) - target) < 0.1 * target:
+                break
+            h *= math.sqrt(len(F) / target) * (1.02 if len(F) > target else 1.0)
+        if best is None:
+            raise InputError(f"{path}: the body's geoms need more than --max-panels {max_panels} panels "
+                             "at their coarsest meshing")
+        if not levels or len(best[1]) > len(levels[-1][1]):
+            levels.append(best)
     return levels
 
 
@@ -874,6 +887,8 @@ def write_model(args, result, out_path, body_name, geometry_source):
         tree.write(tmp, encoding="unicode", xml_declaration=False)
         os.replace(tmp, out_path)
     except OSError as e:
+        if os.path.isfile(tmp):
+            os.remove(tmp)
         raise InputError(f"{out_path} (--write-model): cannot write: {e.strerror}")
 
 
@@ -918,7 +933,6 @@ def _new_model_xml(args, result, mesh_file):
 def compute(args, log=print):
     """Everything but the writing: returns the result dict."""
     t_start = time.time()
-    import capytaine
     if args.max_panels > PANEL_LIMIT or args.max_panels < 20:
         raise InputError(f"--max-panels {args.max_panels}: between 20 and {PANEL_LIMIT}")
     if not (math.isfinite(args.rho) and 1 <= args.rho <= 2000):
@@ -1012,7 +1026,7 @@ def compute(args, log=print):
                    "(docs/own_vehicle.md part 2)",
         "damping_guess": {"quadratic_damping": dq.tolist(), "projected_area": areas, "drag_coefficient": cds,
                           "label": "FIRST GUESS, not measured", "method": DAMPING_SOURCE},
-        "solver": {"capytaine": capytaine.__version__, "method": "direct BIE, constant panels",
+        "solver": {"capytaine": __import__("capytaine").__version__, "method": "direct BIE, constant panels",
                    "frequency": "infinite"},
         "seconds": time.time() - t_start,
     }
@@ -1071,19 +1085,38 @@ def main(argv=None):
         if args.submergence is not None and not (math.isfinite(args.submergence) and args.submergence > 0):
             raise InputError(f"--submergence {args.submergence}: expected a positive depth in m")
         for flag, path in (("--out", args.out), ("--write-model", args.write_model)):
+            if path is not None and not path:
+                raise InputError(f"{flag}: an empty path")
             if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
                 raise InputError(f"{path} ({flag}): the folder does not exist")
+            if path and os.path.isdir(path):
+                raise InputError(f"{path} ({flag}): is a folder")
+            if path and not os.access(os.path.dirname(os.path.abspath(path)), os.W_OK):
+                raise InputError(f"{path} ({flag}): cannot write into the folder")
         if args.write_model and os.path.abspath(args.write_model) == os.path.abspath(args.input):
             raise InputError(f"{args.write_model} (--write-model): would overwrite the input")
         result = compute(args, log=lambda *a, **k: print(*a, **{**k, "file": sys.stderr}))
         print(summary(result))
-        if args.out:
-            with open(args.out + ".tmp", "w") as f:
-                json.dump(result, f, indent=1)
-            os.replace(args.out + ".tmp", args.out)
-        if args.write_model:
-            write_model(args, result, args.write_model, result["body"] or args.body or "vehicle", args.input)
-            print(f"wrote {args.write_model}")
+        written = []
+        try:
+            if args.write_model:
+                write_model(args, result, args.write_model, result["body"] or args.body or "vehicle", args.input)
+                written.append(args.write_model)
+            if args.out:
+                try:
+                    with open(args.out + ".tmp", "w") as f:
+                        json.dump(result, f, indent=1)
+                    os.replace(args.out + ".tmp", args.out)
+                except OSError as e:
+                    raise InputError(f"{args.out} (--out): cannot write: {e.strerror}")
+                written.append(args.out)
+        except InputError:
+            for path in written + [args.out + ".tmp" if args.out else None]:
+                if path and os.path.isfile(path):
+                    os.remove(path)
+            raise
+        for path in written:
+            print(f"wrote {path}")
         return 0
     except (InputError, _ArgError) as e:
         print(f"nereid: error: coefficients: {e}", file=sys.stderr)

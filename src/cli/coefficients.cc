@@ -43,7 +43,11 @@ int Coefficients(const std::vector<std::string>& args) {
   app.add_option("--cg-drop", cg_drop, "centre of gravity this far below the CB in a model written from a mesh, m");
   parser.Parse(args);
   if (input.empty()) throw Usage{"coefficients needs a MESH (.stl, .obj) or MODEL.xml"};
-  if (!fs::exists(input)) throw ConfigError(input + ": no such file");
+  std::error_code exists_error;
+  if (!fs::exists(input, exists_error)) {
+    throw ConfigError((input.size() > 200 ? input.substr(0, 200) + "..." : input) + ": no such file" +
+                      (exists_error ? " (" + exists_error.message() + ")" : ""));
+  }
 
   const fs::path root = SourceRoot();
   const char* env_script = std::getenv("NEREID_COEFFICIENTS_SCRIPT");

@@ -645,6 +645,8 @@ COMMAND_BASES = {
                   "flags": {"--episodes": "1", "--no-mpc": None, "--out": "@CASE@/out/baselines.json"}},
     "validate": {"input": None, "flags": {"--out": "@CASE@/out", "--work": "@CASE@/work"},
                  "env": {"NEREID_VALIDATE_SCRIPT": "@CASE@/stub.py"}, "setup": [("file", "stub.py", VALIDATE_STUB)]},
+    "coefficients": {"input": "@SOURCE@/models/example_vehicle/hull.stl",
+                     "flags": {"--max-panels": "40", "--out": "@CASE@/out.json"}, "slow": True},
     "bench": {"input": None, "flags": {"--steps": "1", "--samples": "1", "--no-rl": None, "--no-mpc": None,
                                        "--out": "@CASE@/out/bench.json"}, "slow": True},
 }
