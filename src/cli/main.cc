@@ -1,5 +1,5 @@
 // Copyright Nereid authors.
-// The `nereid` command line: run, bench, info, crosscheck, validate, baselines, coefficients, version. Exit status: 0 success, 1 bad input
+// The `nereid` command line: run, bench, info, crosscheck, validate, baselines, coefficients, identify, replay, version. Exit status: 0 success, 1 bad input
 // (the message names the file, element/path, key and value), 2 usage, 3 diverged state.
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +20,7 @@
 #include "cli/coefficients.h"
 #include "cli/crosscheck.h"
 #include "cli/arguments.h"
+#include "cli/identify.h"
 #include "cli/info.h"
 #include "cli/output_path.h"
 #include "cli/python.h"
@@ -64,6 +65,21 @@ constexpr char kUsage[] =
     "      Added mass (6x6, SNAME order, boundary elements with Capytaine, three refinements),\n"
     "      volume, centre of buoyancy and a first quadratic-drag guess from a mesh or an MJCF\n"
     "      body's geoms; --write-model puts them in a model (docs/own_vehicle.md).\n"
+    "  nereid identify tow RUNS... [--dof D] [--exclude [DOF=]LO:HI|[DOF=]SPEED] [--stationary T0:T1]\n"
+    "                  [--quadratic-only] [--scale LAMBDA] [--added-mass \"X Y Z K M N\"] [--out FILE.json]\n"
+    "                  [--plot FILE.png] [--model MODEL.xml --write-model OUT.xml]\n"
+    "      Damping from tow-test runs (docs/logs.md): stationary segments, fusion and the fit\n"
+    "      f = c1|u|u + c2 u with 95 % intervals (seed 000 4.1; docs/own_vehicle.md).\n"
+    "  nereid identify rig --dof D --speeds U1,U2,... --out DIR [--model MODEL.xml] [--runs N]\n"
+    "                  [--noise SIGMA] [--bias B] [--seed S] [--hold S] [--damping \"c1 c2\"]\n"
+    "      Simulated tow tests: writes tow runs of the model towed through a carriage.\n"
+    "  nereid identify free LOG.csv --model MODEL.xml [--dofs surge,...] [--initial-velocity kf|zero]\n"
+    "                  [--out FILE.json] [--write-model OUT.xml]\n"
+    "      Damping from a free-running trial log by an output-error fit.\n"
+    "  nereid replay LOG.csv --model MODEL.xml|SCENARIO.json [--out DIR] [--body NAME] [--max-offset S]\n"
+    "                [--kf-q Q] [--kf-r R] [--initial-velocity kf|zero] [--no-plots]\n"
+    "      Drives the model with a trial log's commands and compares with its poses: time\n"
+    "      offset, RMSE and DTW of position and velocity; DIR/replay.json and replay.png.\n"
     "  nereid schema [--out FILE.json]\n"
     "      The JSON Schema of scenario files (draft-07), generated from the key tables: on\n"
     "      stdout, or into FILE (docs/scenario.schema.json is this output).\n"
@@ -330,6 +346,8 @@ int main(int argc, char** argv) {
     if (command == "crosscheck") return nereid::cli::Crosscheck(args);
     if (command == "validate") return Validate(args);
     if (command == "coefficients") return nereid::cli::Coefficients(args);
+    if (command == "identify") return nereid::cli::Identify(args);
+    if (command == "replay") return nereid::cli::Replay(args);
     if (command == "baselines") return nereid::cli::Baselines(args, nereid::DefaultModelDir());
     if (command == "info") {
       std::string model;
