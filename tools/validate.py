@@ -35,6 +35,7 @@ import numpy as np  # noqa: E402
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import seed004_reduced  # noqa: E402
+import seed002_recorded  # noqa: E402
 
 
 def body_velocity(t, body):
@@ -1256,6 +1257,7 @@ def main():
     if args.quick:
         return 1 if quick(r, pathlib.Path(args.reference), figdir) else 0
     sections = [seed001_000(r, figdir), seed000_bg_sweep(r, figdir), seed000_trials(r, figdir), seed002(r, figdir), seed002_mpc(r, figdir),
+                seed002_recorded.section(r, figdir),
                 seed003(r, figdir), seed004(r, figdir), seed004_appendix_c(r, figdir)]
     commands = "\n".join(r.log)
     report = f"""# Validation against the seed documents
