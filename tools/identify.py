@@ -7,8 +7,8 @@ simulated tow rig (docs/own_vehicle.md, Part 2; formats in docs/logs.md).
                         [--model MODEL.xml --write-model OUT.xml]
     nereid identify rig --dof D --speeds U1,U2,... --out DIR [--model MODEL.xml] [--runs N]
                         [--noise SIGMA] [--bias B] [--seed S] [--hold S] [--damping "c1 c2"]
-    nereid identify free LOG.csv --model MODEL.xml [--dofs surge,heave,...] [--out FILE.json]
-                        [--plot FILE.png] [--write-model OUT.xml]
+    nereid identify free LOG.csv --model MODEL.xml [--dofs surge,yaw,...] [--initial-velocity kf|zero]
+                        [--time-offset S] [--out FILE.json] [--write-model OUT.xml]
 
 Bad input exits 1 with a message naming the file, line and column; usage errors exit 2.
 """
@@ -290,7 +290,7 @@ def rig(args):
         lin = _model_config(model, "linear_damping")
         quad = _model_config(model, "quadratic_damping")
         quad[k], lin[k] = c1, c2
-        overrides = {"linear_damping": " ".join(map(repr, lin)), "quadratic_damping": " ".join(map(repr, quad))}
+        overrides = {"linear_damping": " ".join(f"{x:.17g}" for x in lin), "quadratic_damping": " ".join(f"{x:.17g}" for x in quad)}
     if not os.path.isdir(args.out):
         try:
             os.makedirs(args.out)
@@ -337,9 +337,11 @@ def build_parser():
     f = sub.add_parser("free", help="damping from a free-running trial log")
     f.add_argument("log")
     f.add_argument("--model", required=True)
-    f.add_argument("--dofs", default="surge,sway,heave,yaw")
+    f.add_argument("--dofs", default="surge,yaw", help="the dofs whose damping is fitted")
+    f.add_argument("--initial-velocity", choices=("kf", "zero"), default="kf")
+    f.add_argument("--time-offset", type=float, default=0.0, help="s: the log's commands are this late")
+    f.add_argument("--max-evaluations", type=int, default=200)
     f.add_argument("--out")
-    f.add_argument("--plot")
     f.add_argument("--write-model")
     return p
 
@@ -363,6 +365,11 @@ def main(argv=None):
         elif args.command == "rig":
             rig(args)
         else:
+            if not 1 <= args.max_evaluations <= 10000:
+                raise InputError(f"--max-evaluations {args.max_evaluations}: expected 1..10000")
+            if not (math.isfinite(args.time_offset) and abs(args.time_offset) <= 60):
+                raise InputError(f"--time-offset {args.time_offset!r}: expected a number of seconds within 60")
+            sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
             from identify_free import free
             free(args)
         return 0

@@ -122,3 +122,38 @@ def test_bad_tow_input(tmp_path):
     assert p.returncode == 1 and "LO > HI" in p.stderr
     p = identify("tow")
     assert p.returncode == 2
+
+
+def test_free_round_trip(tmp_path):
+    """identify free (output error) on a Nereid-made trial of models/bluerov (1 mm, 2 mrad pose
+    noise, marker offset), starting from a model with wrong surge and yaw damping (25 and 1
+    for 34.96|u|u + 0 u; 0.7 and 3 for 0.43|r|r + 4.64 r): surge's quadratic and yaw's linear
+    term within 3 %; surge's linear term near its 0 (< 0.5 kg/s); yaw's quadratic term, which
+    the trial's yaw rates (<= 0.35 rad/s) hardly excite, within 0.15 kg m^2."""
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import make_example_logs
+    model = nereid.model_path("bluerov")
+    log = tmp_path / "free.csv"
+    make_example_logs.make_trial(log, model, duration=12.0, delay=0.0, seed=11)
+    wrong = tmp_path / "wrong.xml"
+    wrong.write_text(open(model).read()
+                     .replace('value="34.96 103.25 74.23 0.084 0.028 0.43"', 'value="25 103.25 74.23 0.084 0.028 0.7"')
+                     .replace('value="0 0.26 0.19 0.895 0.287 4.64"', 'value="1 0.26 0.19 0.895 0.287 3"'))
+    out = tmp_path / "free.json"
+    p = identify("free", log, "--model", wrong, "--initial-velocity", "zero", "--out", out,
+                 "--write-model", tmp_path / "fitted.xml")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(out.read_text())["dofs"]
+    assert abs(d["surge"]["quadratic_damping"] / 34.96 - 1) < 0.03, d
+    assert abs(d["yaw"]["linear_damping"] / 4.64 - 1) < 0.03, d
+    assert d["surge"]["linear_damping"] < 0.5 and abs(d["yaw"]["quadratic_damping"] - 0.43) < 0.15, d
+    fitted = (tmp_path / "fitted.xml").read_text()
+    assert "nereid identify free" in fitted
+    nereid.load(str(tmp_path / "fitted.xml"))
+    still = tmp_path / "still.csv"
+    logs.write_log(still, np.arange(0, 2, 0.1), pose=np.tile([0, 0, -2, 1, 0, 0, 0], (20, 1)),
+                   commands=np.full((20, 6), 1500.0), names=make_example_logs.NAMES, command_units="pwm_us")
+    p = identify("free", still, "--model", wrong)
+    assert p.returncode == 1 and "does not move in surge" in p.stderr, p.stderr
+    p = identify("free", log, "--model", wrong, "--dofs", "surge,surge")
+    assert p.returncode == 1 and "expected distinct dofs" in p.stderr, p.stderr

@@ -1,0 +1,154 @@
+"""nereid identify free: damping from a free-running trial log by an output-error fit.
+
+Method: output error. The model, driven from the log's first pose by its commands (as
+`nereid replay` drives it), is simulated for each trial value of the damping parameters (the
+quadratic and linear damping of the chosen dofs, bounded >= 0); the residual is the simulated
+body velocity minus the velocity the kinematic Kalman filter measures, per dof scaled by the
+measured velocity's RMS, at every pose sample; scipy.optimize.least_squares minimises it.
+
+Why output error rather than equation error: equation error needs the accelerations, the
+second derivative of the poses, where motion-capture noise is amplified most and a smoother's
+lag biases them; and it needs the thrust as a force, which for PWM logs only the thruster model
+knows. Output error compares velocities (one derivative), lets Nereid's own engine supply
+thrust, added mass and Coriolis terms, and is the comparison seed 000 §4.2 makes. Its cost is
+one simulation per evaluation (a C++ rollout: milliseconds for a minute of trial).
+"""
+import os
+
+import numpy as np
+
+import nereid
+from nereid import logs, towing
+from nereid.logs import DOFS
+
+import replay as replay_tool
+from identify import InputError, _model_config, _write_json, write_damping_model
+
+
+def _setup(model_path, log, meas, initial_velocity, time_offset):
+    """The control sequence (nstep, nu) and step times from the log, and the initial state."""
+    model, data = nereid.load(model_path)
+    b = replay_tool._vehicle(model, None)
+    jnt = model.body_jntadr[b]
+    qadr, vadr = model.jnt_qposadr[jnt], model.jnt_dofadr[jnt]
+    t0, t1 = meas["t"][0], meas["t"][-1]
+    data.qpos[qadr:qadr + 3] = meas["p_filtered"][0]
+    first = meas["quat"][meas["t"] <= t0 + 0.1]
+    first = first * np.sign(first @ first[0])[:, None]
+    q0 = first.mean(axis=0)
+    data.qpos[qadr + 3:qadr + 7] = q0 / np.linalg.norm(q0)
+    if initial_velocity == "kf":
+        data.qvel[vadr:vadr + 3] = meas["v"][0]
+        data.qvel[vadr + 3:vadr + 6] = meas["w"][0]
+    nereid.forward(model, data)
+    init = nereid.get_state(model, data)
+    dt = model.opt.timestep
+    n = int(np.ceil((t1 - t0) / dt))
+    ts = t0 + dt * np.arange(n + 1)
+    ctrl = np.tile(data.ctrl.copy(), (n, 1))
+    for a in range(model.nu):
+        lo, hi = model.actuator_ctrlrange[a]
+        ctrl[:, a] = 0.5 * (lo + hi) if model.actuator_ctrllimited[a] and not lo <= 0 <= hi else 0.0
+    cmap = replay_tool.command_map(model, log)
+    idx = np.searchsorted(log.commands.t + time_offset, ts[:-1] + 1e-9, side="right") - 1
+    ok = idx >= 0
+    for j, (a, f) in enumerate(cmap):
+        ctrl[ok, a] = [f(x) for x in log.commands.values[idx[ok], j]]
+    return init, ctrl, ts, (qadr, vadr, model.nq)
+
+
+def _body_velocity(states, layout):
+    qadr, vadr, nq = layout
+    q = states[:, 1 + qadr + 3:1 + qadr + 7]
+    v = states[:, 1 + nq + vadr:1 + nq + vadr + 3]
+    w = states[:, 1 + nq + vadr + 3:1 + nq + vadr + 6]
+    R = logs.quat_to_matrix(q)
+    return np.hstack([np.einsum("nji,nj->ni", R, v), w])  # FLU body [u v w p q r]
+
+
+_FLU_TO_SNAME = np.array([1, -1, -1, 1, -1, -1.0])
+
+
+def free(args):
+    log = logs.load_log(args.log)
+    if log.commands is None or log.pose is None:
+        raise InputError(f"{args.log}: identify free needs poses and cmd.<actuator> columns")
+    if not os.path.isfile(args.model):
+        raise InputError(f"{args.model} (--model): no such file")
+    dofs = [d.strip() for d in args.dofs.split(",") if d.strip()]
+    for d in dofs:
+        if d not in DOFS:
+            raise InputError(f"--dofs {args.dofs!r}: {d!r} is not one of {', '.join(DOFS)}")
+    if not dofs or len(set(dofs)) != len(dofs):
+        raise InputError(f"--dofs {args.dofs!r}: expected distinct dofs")
+    meas = replay_tool.measured_motion(log)
+    R = logs.quat_to_matrix(meas["quat"])
+    nu_meas = np.hstack([np.einsum("nji,nj->ni", R, meas["v"]), meas["w"]])
+    k = [DOFS.index(d) for d in dofs]
+    scale = np.sqrt(np.mean(nu_meas[:, k] ** 2, axis=0))
+    for d, s in zip(dofs, scale):
+        if s < 1e-3:
+            raise InputError(f"{args.log}: the trial does not move in {d} (RMS velocity {s:.2g}): "
+                             f"it cannot tell {d}'s damping; leave it out of --dofs")
+    lin0 = np.array(_model_config(args.model, "linear_damping"))
+    quad0 = np.array(_model_config(args.model, "quadratic_damping"))
+    init, ctrl, ts, layout = _setup(args.model, log, meas, args.initial_velocity, args.time_offset)
+    evaluations = [0]
+
+    def simulate(theta):
+        quad, lin = quad0.copy(), lin0.copy()
+        quad[k], lin[k] = theta[:len(k)], theta[len(k):]
+        path = towing.rig_model(args.model, {"linear_damping": " ".join(f"{x:.17g}" for x in lin),
+                                             "quadratic_damping": " ".join(f"{x:.17g}" for x in quad)})
+        try:
+            model, data = nereid.load(path)
+        finally:
+            os.unlink(path)
+        states, _ = nereid.rollout(model, data, init, ctrl)
+        nereid.release(model, data)
+        evaluations[0] += 1
+        return np.vstack([init[None, :], states[0]])
+
+    def residual(theta):
+        nu = _body_velocity(simulate(theta), layout)
+        sim = np.stack([np.interp(meas["t"], ts, nu[:, j]) for j in k], -1)
+        return ((sim - nu_meas[:, k]) / scale).ravel()
+
+    from scipy import optimize
+    x0 = np.concatenate([quad0[k], lin0[k]])
+    x0 = np.where(x0 > 0, x0, 0.1 * np.maximum(np.concatenate([quad0[k], lin0[k]]).max(), 1.0))
+    result = optimize.least_squares(residual, x0, bounds=(0, np.inf), x_scale=np.maximum(x0, 1e-3), diff_step=1e-3,
+                                    max_nfev=args.max_evaluations)
+    if result.status <= 0:
+        raise InputError(f"the output-error fit did not converge in {args.max_evaluations} evaluations: "
+                         f"{result.message}")
+    J = result.jac
+    m, p = len(result.fun), len(result.x)
+    s2 = 2 * result.cost / max(m - p, 1)
+    try:
+        cov = np.linalg.inv(J.T @ J) * s2
+        se = np.sqrt(np.diag(cov))
+    except np.linalg.LinAlgError:
+        se = np.full(p, np.inf)
+    out = {"tool": "nereid identify free", "method": "output error (tools/identify_free.py)", "log": args.log,
+           "model": args.model, "dofs": {}, "rms_residual": float(np.sqrt(np.mean(result.fun ** 2))),
+           "evaluations": evaluations[0],
+           "note": "standard errors from the Jacobian with white residuals: the residuals of a trajectory are "
+                   "correlated, so these are lower bounds"}
+    fits = {}
+    for i, d in enumerate(dofs):
+        c1, c2 = float(result.x[i]), float(result.x[len(k) + i])
+        fits[d] = (c1, c2)
+        out["dofs"][d] = {"quadratic_damping": c1, "quadratic_damping_se": float(se[i]),
+                          "linear_damping": c2, "linear_damping_se": float(se[len(k) + i]),
+                          "model_quadratic_damping": float(quad0[DOFS.index(d)]),
+                          "model_linear_damping": float(lin0[DOFS.index(d)])}
+        print(f"{d}: {c1:.4g} (+-{se[i]:.2g}) |u|u + {c2:.4g} (+-{se[len(k) + i]:.2g}) u "
+              f"(the model had {quad0[DOFS.index(d)]:.4g}, {lin0[DOFS.index(d)]:.4g})")
+    print(f"{evaluations[0]} simulations; RMS residual {out['rms_residual']:.3g} (velocity RMS units)")
+    if args.out:
+        _write_json(args.out, out, "--out")
+    if args.write_model:
+        write_damping_model(args.model, args.write_model, fits, f"nereid identify free {os.path.basename(args.log)}")
+        print(f"wrote {args.write_model}")
+    return out
