@@ -696,14 +696,15 @@ def mjcf_levels(path, geoms, max_panels):
     levels = []
     h = L / 4
     for target in (max_panels / 4, max_panels / 2, max_panels):
-        best = None
-        for _ in range(6):
+        best, lo_h = None, None
+        for _ in range(10):
             V, F, _ = union_surface(geoms, h)
-            if len(F) <= max_panels and (best is None or len(F) > len(best[1])):
+            n = len(F)
+            if n <= max_panels and (best is None or abs(n - target) < abs(len(best[1]) - target)):
                 best = (V, F)
-            if abs(len(F) - target) < 0.1 * target:
+            if abs(n - target) < 0.1 * target and n <= max_panels:
                 break
-            h *= math.sqrt(len(F) / target) * (1.02 if len(F) > target else 1.0)
+            h *= math.sqrt(n / target) * (1.03 if n > target else 0.99)
         if best is None:
             raise InputError(f"{path}: the body's geoms need more than --max-panels {max_panels} panels "
                              "at their coarsest meshing")
@@ -1020,7 +1021,7 @@ def compute(args, log=print):
             "richardson": [[None if not math.isfinite(x) else x for x in row] for row in frd_to_flu6(est).tolist()],
             "observed_order": [[None if not math.isfinite(x) else x for x in row] for row in order.tolist()],
             "diagonal_relative_change_last_level": rel_change,
-            "seconds": timings,
+            "timing": timings,
         },
         "damping": "potential flow gives no damping: identify it from measurements "
                    "(docs/own_vehicle.md part 2)",
@@ -1028,7 +1029,7 @@ def compute(args, log=print):
                           "label": "FIRST GUESS, not measured", "method": DAMPING_SOURCE},
         "solver": {"capytaine": __import__("capytaine").__version__, "method": "direct BIE, constant panels",
                    "frequency": "infinite"},
-        "seconds": time.time() - t_start,
+        "elapsed_s": time.time() - t_start,
     }
     return result
 
@@ -1082,8 +1083,14 @@ def main(argv=None):
         args.scale_used = args.scale
         if not (math.isfinite(args.scale) and args.scale > 0):
             raise InputError(f"--scale {args.scale}: expected a positive number")
-        if args.submergence is not None and not (math.isfinite(args.submergence) and args.submergence > 0):
-            raise InputError(f"--submergence {args.submergence}: expected a positive depth in m")
+        if args.submergence is not None and not (math.isfinite(args.submergence) and 0 < args.submergence <= 1e4):
+            raise InputError(f"--submergence {args.submergence}: expected a depth in m, above 0 and at most 1e4")
+        if args.mass is not None and not (math.isfinite(args.mass) and 0 < args.mass <= 1e7):
+            raise InputError(f"--mass {args.mass}: expected a mass in kg, above 0 and at most 1e7")
+        if not (math.isfinite(args.cg_drop) and abs(args.cg_drop) <= 100):
+            raise InputError(f"--cg-drop {args.cg_drop}: expected a distance in m, at most 100 either way")
+        if args.scale > 1e6:
+            raise InputError(f"--scale {args.scale}: at most 1e6")
         for flag, path in (("--out", args.out), ("--write-model", args.write_model)):
             if path is not None and not path:
                 raise InputError(f"{flag}: an empty path")
@@ -1119,7 +1126,8 @@ def main(argv=None):
             print(f"wrote {path}")
         return 0
     except (InputError, _ArgError) as e:
-        print(f"nereid: error: coefficients: {e}", file=sys.stderr)
+        words = [w if len(w) <= 200 else w[:200] + f"... ({len(w)} characters)" for w in str(e).split(" ")]
+        print(f"nereid: error: coefficients: {' '.join(words)}", file=sys.stderr)
         return 1
 
 

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
-#include <sstream>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -22,25 +22,27 @@ namespace nereid::cli {
 namespace fs = std::filesystem;
 
 int Coefficients(const std::vector<std::string>& args) {
-  std::string input, body, ref, out, write_model, units, frame, damping;
-  std::optional<double> rho, scale, submergence, mass, cg_drop;
-  std::optional<int> max_panels;
+  std::string input;
+  // every option goes to the script as written (it checks them): flag -> value
+  const std::vector<std::pair<std::string, std::string>> flags = {
+      {"--body", "the MJCF body to mesh from its geoms"},
+      {"--ref", "reference point: x,y,z (m), cb, cg or origin (default cb)"},
+      {"--rho", "water density, kg/m^3 (default 1000)"},
+      {"--out", "write the results as JSON"},
+      {"--write-model", "write a model carrying the coefficients"},
+      {"--scale", "multiply the mesh coordinates"},
+      {"--units", "units of the mesh coordinates: m, cm or mm"},
+      {"--frame", "axes of the mesh coordinates: flu (default) or frd"},
+      {"--max-panels", "panels of the finest refinement (default 2000, at most 6000)"},
+      {"--submergence", "add a free surface this far above the reference point, m"},
+      {"--damping", "keep (default) or guess: the model's damping with --write-model"},
+      {"--mass", "mass of a model written from a mesh, kg (default: neutrally buoyant)"},
+      {"--cg-drop", "centre of gravity this far below the CB in a model written from a mesh, m"}};
+  std::vector<std::optional<std::string>> values(flags.size());
   Parser parser("coefficients");
   CLI::App& app = parser.app();
   AddInput(app, &input, "input");
-  app.add_option("--body", body, "the MJCF body to mesh from its geoms");
-  app.add_option("--ref", ref, "reference point: x,y,z (m), cb, cg or origin (default cb)");
-  app.add_option("--rho", rho, "water density, kg/m^3 (default 1000)");
-  app.add_option("--out", out, "write the results as JSON");
-  app.add_option("--write-model", write_model, "write a model carrying the coefficients");
-  app.add_option("--scale", scale, "multiply the mesh coordinates");
-  app.add_option("--units", units, "units of the mesh coordinates: m, cm or mm");
-  app.add_option("--frame", frame, "axes of the mesh coordinates: flu (default) or frd");
-  app.add_option("--max-panels", max_panels, "panels of the finest refinement (default 2000)");
-  app.add_option("--submergence", submergence, "add a free surface this far above the reference point, m");
-  app.add_option("--damping", damping, "keep (default) or guess: the model's damping with --write-model");
-  app.add_option("--mass", mass, "mass of a model written from a mesh, kg (default: neutrally buoyant)");
-  app.add_option("--cg-drop", cg_drop, "centre of gravity this far below the CB in a model written from a mesh, m");
+  for (std::size_t i = 0; i < flags.size(); ++i) app.add_option(flags[i].first, values[i], flags[i].second);
   parser.Parse(args);
   if (input.empty()) throw Usage{"coefficients needs a MESH (.stl, .obj) or MODEL.xml"};
   std::error_code exists_error;
@@ -56,29 +58,9 @@ int Coefficients(const std::vector<std::string>& args) {
     throw ConfigError(script.string() + ": the coefficients script is missing (set NEREID_COEFFICIENTS_SCRIPT)");
   }
   std::vector<std::string> script_args = {input};
-  auto text = [&](const char* flag, const std::string& value) {
-    if (!value.empty()) script_args.insert(script_args.end(), {flag, value});
-  };
-  auto number = [&](const char* flag, const auto& value) {
-    if (!value) return;
-    std::ostringstream os;
-    os.precision(17);
-    os << *value;
-    script_args.insert(script_args.end(), {flag, os.str()});
-  };
-  text("--body", body);
-  text("--ref", ref);
-  text("--out", out);
-  text("--write-model", write_model);
-  text("--units", units);
-  text("--frame", frame);
-  text("--damping", damping);
-  number("--rho", rho);
-  number("--scale", scale);
-  number("--max-panels", max_panels);
-  number("--submergence", submergence);
-  number("--mass", mass);
-  number("--cg-drop", cg_drop);
+  for (std::size_t i = 0; i < flags.size(); ++i) {
+    if (values[i]) script_args.insert(script_args.end(), {flags[i].first, *values[i]});
+  }
   // the nereid Python package built beside this executable compiles MJCF bodies
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
