@@ -36,6 +36,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import seed004_reduced  # noqa: E402
 import seed002_recorded  # noqa: E402
+import validate_coefficients  # noqa: E402
 
 
 def body_velocity(t, body):
@@ -101,6 +102,7 @@ class Runner:
 
     def run(self, name, *args):
         out = self.work / name
+        out.parent.mkdir(parents=True, exist_ok=True)  # `nereid coefficients --out FILE` needs its folder
         cmd = [self.nereid, *args, "--out", str(out)]
         print("$", " ".join(cmd), flush=True)
         start = time.monotonic()
@@ -131,6 +133,9 @@ class Runner:
             if (out / result).is_file():
                 for key, value in numeric_figures(json.loads((out / result).read_text())).items():
                     figures[f"{result[:-5]}.{key}"] = value
+        if out.is_file():  # `nereid coefficients --out FILE.json`
+            for key, value in numeric_figures(json.loads(out.read_text())).items():
+                figures[f"coefficients.{key}"] = value
         entry["figures"] = figures
         return entry
 
@@ -1184,6 +1189,7 @@ QUICK_RUNS = [
     "uvmms_vehicle_moves", "uvmms_arms_move", "uvmms_arms_move_equal", "uvmms_spiral",
     "uvmms_spiral_joint1_retuned", "uvmms_spiral_every_step",
     "rov_two_link_held", "rov_two_link_free", "rov_two_link_appendix_c",
+    *validate_coefficients.QUICK_RUNS,
 ]
 # A figure moves when it changes beyond this (relative, or absolute for figures near zero):
 # far tighter than the report's three or four printed digits, since the runs are
@@ -1258,7 +1264,8 @@ def main():
         return 1 if quick(r, pathlib.Path(args.reference), figdir) else 0
     sections = [seed001_000(r, figdir), seed000_bg_sweep(r, figdir), seed000_trials(r, figdir), seed002(r, figdir), seed002_mpc(r, figdir),
                 seed002_recorded.section(r, figdir),
-                seed003(r, figdir), seed004(r, figdir), seed004_appendix_c(r, figdir)]
+                seed003(r, figdir), seed004(r, figdir), seed004_appendix_c(r, figdir),
+                validate_coefficients.section(r, figdir)]
     commands = "\n".join(r.log)
     report = f"""# Validation against the seed documents
 
