@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # `pip install .` works: builds the wheel from the source tree (scikit-build-core, the
 # pinned MuJoCo found through the current Python), installs it into a scratch folder and
-# makes a Gymnasium environment from the installed package. Args: PYTHON SOURCE_DIR WORK_DIR.
+# makes a Gymnasium environment from the installed package. Args: PYTHON SOURCE_DIR WORK_DIR
+# [WERROR]: WERROR (ON/OFF, default OFF) is the calling build's NEREID_WERROR, so that the
+# wheel compiles with the same flags and ccache (when installed) hands it that build's objects.
 set -euo pipefail
-py="$1"; src="$2"; work="$3"
+py="$1"; src="$2"; work="$3"; werror="${4:-OFF}"
 rm -rf "$work" && mkdir -p "$work"
 # the test runs alone (RUN_SERIAL): its build may use every core
 export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc 2>/dev/null || echo 2)}"
-"$py" -m pip wheel -q --no-build-isolation --no-deps "$src" -w "$work/dist"
+start=$(date +%s)
+"$py" -m pip wheel -q --no-build-isolation --no-deps \
+  --config-settings=cmake.define.NEREID_WERROR="$werror" "$src" -w "$work/dist"
+echo "wheel built in $(($(date +%s) - start)) s"
 "$py" -m pip install -q --no-deps --target "$work/site" "$work"/dist/nereid-*.whl
 cd "$work"
 env -u NEREID_MODEL_DIR PYTHONPATH="$work/site" "$py" - <<'PY'
