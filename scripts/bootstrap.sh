@@ -59,7 +59,7 @@ pip_install() {  # pip install "$@", or into .venv where the system manages the 
     fi
   fi
 }
-have="$("$PY" -c 'import mujoco, numpy, gymnasium, pytest, pybind11, scikit_build_core, matplotlib, casadi, dtaidistance, capytaine; print(mujoco.__version__ + " " + casadi.__version__)' 2>/dev/null || true)"
+have="$("$PY" -c 'import mujoco, numpy, gymnasium, pytest, pybind11, scikit_build_core, matplotlib, casadi, dtaidistance, capytaine, scipy; print(mujoco.__version__ + " " + casadi.__version__)' 2>/dev/null || true)"
 if [ "$have" != "$pin $casadi_pin" ]; then
   say "pip install -r requirements.txt (mujoco $pin, casadi $casadi_pin; found '${have:-incomplete}')"
   pip_install -r requirements.txt
