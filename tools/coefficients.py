@@ -788,9 +788,17 @@ def _config(inst):
 
 
 def _set_config(inst, key, value):
+    """Sets the key's value; the comments just before an existing key (they described the
+    old value) go."""
     c = _config(inst).get(key)
     if c is None:
         c = ET.SubElement(inst, "config", {"key": key})
+    else:
+        children = list(inst)
+        k = children.index(c) - 1
+        while k >= 0 and children[k].tag is ET.Comment:
+            inst.remove(children[k])
+            k -= 1
     c.set("value", value)
 
 

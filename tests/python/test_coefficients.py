@@ -158,8 +158,7 @@ def _run(*args):
 needs_cli = pytest.mark.skipif(not os.path.exists(CLI), reason="nereid CLI not built")
 
 
-@needs_cli
-def test_cli_ascii_stl_and_obj_agree_and_write_json(tmp_path):
+def test_ascii_stl_and_obj_agree_and_write_json(tmp_path, capsys):
     tris = _box_tris()
     a = _stl(tmp_path / "a.stl", tris, binary=False)
     obj = tmp_path / "b.obj"
@@ -168,9 +167,9 @@ def test_cli_ascii_stl_and_obj_agree_and_write_json(tmp_path):
         "f " + " ".join(str(i + 1) for i in f) + "\n" for f in F))
     out = {}
     for name, path in (("stl", a), ("obj", obj)):
-        r = _run(path, "--out", tmp_path / f"{name}.json", "--max-panels", 200)
-        assert r.returncode == 0, r.stderr
-        assert "potential flow gives no damping" in r.stdout and "FIRST GUESS" in r.stdout
+        assert co.main([str(path), "--out", str(tmp_path / f"{name}.json"), "--max-panels", "200"]) == 0
+        printed = capsys.readouterr().out
+        assert "potential flow gives no damping" in printed and "FIRST GUESS" in printed
         out[name] = json.loads((tmp_path / f"{name}.json").read_text())
     s, o = out["stl"], out["obj"]
     assert s["volume"] == pytest.approx(0.6 * 0.4 * 0.2, rel=1e-9)
@@ -231,7 +230,6 @@ def test_cli_bad_input_exits_1(tmp_path):
         assert r.returncode == 1 and message in r.stderr and not out.exists(), (name, r.stderr)
 
 
-@needs_cli
 def test_mjcf_body_union_of_touching_and_overlapping_boxes(tmp_path):
     """Two geoms making one 0.6 x 0.4 x 0.2 box, touching face to face and overlapping:
     the panels inside the other geom go, the union's volume is the box's, and its added
@@ -248,10 +246,10 @@ def test_mjcf_body_union_of_touching_and_overlapping_boxes(tmp_path):
                        '<geom type="box" size=".2 .2 .1" pos="-.1 0 0"/>'
                        '<geom type="box" size=".2 .2 .1" pos=".1 0 0"/></body></worldbody></mujoco>')
     res = {}
+    pytest.importorskip("nereid")
     for path in (single, touching, overlap):
         out = tmp_path / (path.stem + ".json")
-        r = _run(path, "--body", "hull", "--out", out, "--max-panels", 250)
-        assert r.returncode == 0, r.stderr
+        assert co.main([str(path), "--body", "hull", "--out", str(out), "--max-panels", "250"]) == 0
         res[path.stem] = json.loads(out.read_text())
     for name in ("touching", "overlap"):
         assert res[name]["volume"] == pytest.approx(0.048, rel=1e-6), name
@@ -282,3 +280,62 @@ def test_walkthrough_stl_to_flying_model(tmp_path):
     # the shipped model is this output
     shipped = json.loads(open(os.path.join(ROOT, "models", "example_vehicle", "coefficients.json")).read())
     assert np.allclose(shipped["added_mass"], c["added_mass"], rtol=1e-6, atol=1e-9)
+
+
+def test_free_surface_at_depth_seed002_method():
+    """Seed 002's Nemoh method (the body 50 m under a free surface, infinite frequency: the
+    potential zero on the surface) against unbounded fluid: at 50 m the surface changes the
+    sphere's heave term by less than 1e-4; at 1 m below it (two radii) the zero-potential
+    surface lowers it (the negative image of a high-frequency free surface)."""
+    V, F = co.ellipsoid_mesh(0.5, 0.5, 0.5, 6)  # 216 panels
+    free = co.solve_added_mass(V, F, RHO, [0, 0, 0])
+    deep = co.solve_added_mass(V, F, RHO, [0, 0, 0], submergence=50.0)
+    near = co.solve_added_mass(V, F, RHO, [0, 0, 0], submergence=1.0)
+    assert abs(deep[2, 2] / free[2, 2] - 1) < 1e-4
+    assert near[2, 2] < 0.99 * free[2, 2]
+
+
+@needs_cli
+def test_write_model_of_an_mjcf_body_keeps_its_damping_and_reference_point(tmp_path):
+    """--write-model on a model with both instances: the added mass is written in the
+    instance's frame about its own reference point, the damping kept, and the written
+    model loads and runs."""
+    model = tmp_path / "m.xml"
+    model.write_text("""<mujoco><option gravity="0 0 -9.81"/>
+  <extension>
+    <plugin plugin="nereid.hydrodynamics"><instance name="h">
+      <config key="body" value="hull"/><config key="frame" value="frd"/>
+      <config key="reference_point" value="0.05 0.02 -0.03"/>
+      <config key="added_mass" value="1 1 1 0.1 0.1 0.1"/>
+      <config key="linear_damping" value="1 2 3 0.1 0.2 0.3"/>
+      <config key="quadratic_damping" value="4 5 6 0.4 0.5 0.6"/>
+    </instance></plugin>
+    <plugin plugin="nereid.buoyancy"><instance name="b">
+      <config key="body" value="hull"/><config key="frame" value="frd"/>
+      <config key="volume" value="0.01"/><config key="center_of_buoyancy" value="0 0 0"/>
+    </instance></plugin>
+  </extension>
+  <worldbody><body name="hull" pos="0 0 -2" simple="false"><freejoint/>
+    <inertial pos="0 0 0" mass="40" diaginertia="1 1 1"/>
+    <geom type="box" size="0.3 0.2 0.1" pos="0.02 0 0.01" contype="0" conaffinity="0"/>
+  </body></worldbody></mujoco>
+""")
+    out = tmp_path / "out.xml"
+    r = _run(model, "--body", "hull", "--max-panels", 100, "--ref", "origin", "--out", tmp_path / "c.json",
+             "--write-model", out)
+    assert r.returncode == 0, r.stderr
+    c = json.loads((tmp_path / "c.json").read_text())
+    import xml.etree.ElementTree as ET
+    root = ET.parse(out).getroot()
+    cfg = {(i.get("name"), k.get("key")): k.get("value") for i in root.iter("instance") for k in i.iter("config")}
+    A_written = np.array([float(x) for x in cfg[("h", "added_mass")].split()]).reshape(6, 6)
+    # about the origin (FRD) from about the instance's point P = O + r: H(r)^T A_P H(r)
+    r_frd = np.array([0.05, 0.02, -0.03])
+    about_origin = co.move_reference(A_written, r_frd)
+    assert np.allclose(about_origin, c["added_mass"], rtol=1e-4, atol=1e-5 * np.abs(about_origin).max())
+    assert cfg[("h", "linear_damping")] == "1 2 3 0.1 0.2 0.3" and cfg[("h", "quadratic_damping")] == "4 5 6 0.4 0.5 0.6"
+    assert float(cfg[("b", "volume")]) == pytest.approx(0.6 * 0.4 * 0.2, rel=1e-5)
+    assert np.allclose([float(x) for x in cfg[("b", "center_of_buoyancy")].split()], [0.02, 0, -0.01], atol=1e-6)
+    run = subprocess.run([CLI, "run", str(out), "--duration", "0.1", "--out", str(tmp_path / "run")],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
