@@ -291,17 +291,51 @@ const JsonObject kWallKeys{
             .Means("depth of the wall behind its face"),
     },
     false,
-    "a vertical quay wall, drawn by nereid-view"};
+    "a vertical quay wall: a box in the physics"};
+
+const JsonObject kPillarKeys{
+    "scene.pillars",
+    {
+        Key("center", T::kNumbers).Count(2).Range(-kCoordinate, kCoordinate).TypeDoc("[x, y]").Required().Units("m")
+            .Means("its axis, a vertical line"),
+        Key("radius", T::kNumber).Above(0).AtMost(kCoordinate).Required().Units("m").Means("its radius"),
+        Key("bottom", T::kNumber).Range(-kCoordinate, kCoordinate).Units("m").DefaultDoc("the seabed")
+            .Means("z of its foot; below top"),
+        Key("top", T::kNumber).Range(-kCoordinate, kCoordinate).Units("m").Default("1").Means("z of its top"),
+    },
+    false,
+    "a vertical cylinder (a pier's pillar, a pile)"};
+
+const JsonObject kTerrainKeys{
+    "scene.terrain",
+    {
+        Key("file", T::kString).Required().Means("a grey-scale PNG or a CSV grid of heights, relative to the scenario"),
+        Key("center", T::kNumbers).Count(2).Range(-kCoordinate, kCoordinate).TypeDoc("[x, y]").Default("[0, 0]")
+            .Units("m").Means("the grid's centre"),
+        Key("size", T::kNumbers).Count(2).Range(0, kCoordinate).TypeDoc("[half_x, half_y]").Required().Units("m")
+            .Means("its half extents along x and y, each > 0"),
+        Key("depth", T::kNumbers).Count(2).Range(-kCoordinate, kCoordinate).TypeDoc("[deepest, shallowest]")
+            .Required().Units("m (below z = 0)").Means("the depths of the lowest and the highest sample"),
+    },
+    false,
+    "a seabed height field from a file"};
 
 const JsonObject kSceneKeys{
     "scene",
     {
-        Key("wall", T::kObject, {&kWallKeys}).Means("a vertical wall, drawn"),
+        Key("wall", T::kObject, {&kWallKeys}).Means("a vertical wall: a box"),
         Key("seabed_depth", T::kNumber).Above(0).AtMost(kCoordinate).Units("m").DefaultDoc("the model's floor")
-            .Means("depth of the seabed grid (default: the highest horizontal plane geom below the surface)"),
+            .Means("a flat seabed: a horizontal plane at this depth"),
+        Key("terrain", T::kObject, {&kTerrainKeys}).Means("a seabed height field"),
+        Key("pillars", T::kObjects, {&kPillarKeys}).MaxItems(kMaxEntries).Means("vertical cylinders"),
+        Key("solid", T::kBool).Default("true").Means("false: drawn by nereid-view only, never simulated"),
+        Key("friction", T::kNumber).Above(0).AtMost(10).Default("0.5")
+            .Means("sliding friction of a vehicle on the scene (aluminium or plastic on concrete)"),
+        Key("solref", T::kNumbers).Count(2).Range(0, 1e3).Default("[0.02, 1]")
+            .Means("contact softness, MuJoCo's solref [time constant s, damping ratio], each > 0"),
     },
     false,
-    "scenery drawn by nereid-view; never simulated"};
+    "the scene around the vehicles: collision geometry in the physics, drawn by nereid-view"};
 
 // ---- nereid crosscheck's keys (docs/crosscheck.md) ----
 
@@ -413,6 +447,11 @@ JsonKey ControllerPoseRate(std::string_view fallback) {
   return Key("pose_rate", T::kNumber).Range(0, 1e6).Units("Hz").Default(fallback)
       .Means("how often the pose is sampled for the reference and the MSE; 0: every step");
 }
+JsonKey ControllerLatency() {
+  return Key("latency", T::kNumber).Range(0, CommandDelay::kMaxLatency).Units("s").Default("0")
+      .Means("the thrust computed from the pose at t acts from t + latency (message and solve delay; "
+             "zero thrust until the first is due)");
+}
 JsonKey ControllerStopWhenDone() {
   return Key("stop_when_done", T::kBool).Default("true").Means("end the run when the last point is reached");
 }
@@ -433,6 +472,7 @@ const JsonObject kPidControllerKeys{
             .Default("{\"rule\": \"acceptance_radius\", \"acceptance_radius\": 0.1}")
             .Means("how the reference point is chosen (not with acceptance_radius)"),
         ControllerPoseRate("0"),
+        ControllerLatency(),
         ControllerStopWhenDone(),
     },
     false,
@@ -463,6 +503,7 @@ const JsonObject kMpcControllerKeys{
             .Default("{\"rule\": \"closest_ahead\", \"acceptance_radius\": 0.1, \"lookahead\": 1}")
             .Means("how the reference points are chosen"),
         ControllerPoseRate("50"),
+        ControllerLatency(),
         ControllerStopWhenDone(),
         Key("horizon", T::kInteger).Range(1, MpcOptions::kMaxHorizon).Default("15").Means("N, stages per plan"),
         Key("control_period", T::kNumber).Above(0).AtMost(60).Units("s").Default("0.5")
@@ -652,7 +693,7 @@ const JsonObject kScenarioKeys{
             .Means("depth and attitude holds on vehicles' vertical thrusters"),
         Enum("constraints", Quoted(kConstraintMethodNames)).Default("\"mujoco\"")
             .DefaultDoc("`--constraints`, else this, else `\"mujoco\"`").Means("who enforces the model's uk: welds"),
-        Key("scene", T::kObject, {&kSceneKeys}).Means("scenery drawn by nereid-view, never simulated"),
+        Key("scene", T::kObject, {&kSceneKeys}).Means("walls, seabed, terrain and pillars: collision geometry"),
         Key("description", T::kAny).DefaultDoc("ignored").Means("free text for people"),
         Key("peak", T::kObject, {&kPeakKeys}).Crosscheck()
             .Means("nereid crosscheck: the angle whose first peak is reported"),
@@ -673,7 +714,7 @@ const std::vector<const JsonObject*>& AllJsonObjects() {
   static const std::vector<const JsonObject*> all = {
       &kScenarioKeys, &kInitialStateKeys, &kBodyStateKeys, &kJointStateKeys, &kCurrentKeys, &kControlKeys,
       &kWrenchKeys, &kPidControllerKeys, &kPidGainsKeys, &kPathKeys, &kZigZagKeys, &kReferenceKeys,
-      &kStabilizeKeys, &kStabilizeGainsKeys, &kSceneKeys, &kWallKeys, &kWeldKeys, &kUkKeys, &kPeakKeys,
+      &kStabilizeKeys, &kStabilizeGainsKeys, &kSceneKeys, &kWallKeys, &kPillarKeys, &kTerrainKeys, &kWeldKeys, &kUkKeys, &kPeakKeys,
       &kMpcControllerKeys, &kMpcSolverKeys, &kVmsControllerKeys, &kVehiclePdKeys, &kVehicleReferenceKeys,
       &kJointLoopKeys, &kIkKeys, &kIkTargetKeys, &kSignalKeys, &kSineKeys, &kRampKeys, &kLinearKeys};
   return all;

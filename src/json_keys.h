@@ -131,6 +131,8 @@ extern const JsonObject kStabilizeGainsKeys;     // stabilize[i].gains
 extern const JsonObject kStabilizeKeys;          // stabilize[i]
 extern const JsonObject kWallKeys;               // scene.wall
 extern const JsonObject kSceneKeys;              // scene
+extern const JsonObject kPillarKeys;             // scene.pillars[i]
+extern const JsonObject kTerrainKeys;            // scene.terrain
 extern const JsonObject kWeldKeys;               // weld (nereid crosscheck)
 extern const JsonObject kUkKeys;                 // uk (nereid crosscheck)
 extern const JsonObject kPeakKeys;               // peak (nereid crosscheck)

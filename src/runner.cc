@@ -180,6 +180,12 @@ ResolvedInput ResolveInput(const std::string& input, std::optional<Engine> engin
   r.options.timestep = dt ? dt : (s ? s->dt : std::nullopt);
   r.options.constraints =
       constraints.value_or(s && s->constraints ? *s->constraints : ConstraintMethod::kMuJoCo);
+  if (s && s->scene.solid && !s->scene.Empty()) {
+    // the scene's walls, seabed, terrain and pillars become the model's collision geometry
+    r.options.edit = [scene = s->scene, source = s->source](mjSpec* spec) {
+      Scenario::AddSceneGeometry(scene, source, spec);
+    };
+  }
   return r;
 }
 

@@ -127,8 +127,9 @@ std::vector<StabilizeSpec> ReadStabilize(const Reader& r, const json& list, cons
   return specs;
 }
 
-// "scene": {"wall": {...}, "seabed_depth"} (docs/scenarios.md): scenery drawn by nereid-view
-Scenario::Scene ReadScene(const Reader& r, const json& j, const std::string& path) {
+// "scene": {"wall", "seabed_depth", "terrain", "pillars", "solid", "friction", "solref"}
+// (docs/scenarios.md): collision geometry added at load (Scenario::AddSceneGeometry)
+Scenario::Scene ReadScene(const Reader& r, const json& j, const std::string& path, const std::string& base_dir) {
   r.Keys(j, path, detail::kSceneKeys);
   Scenario::Scene scene;
   if (j.contains("seabed_depth")) scene.seabed_depth = Length(r, j["seabed_depth"], path + "/seabed_depth");
@@ -152,6 +153,86 @@ Scenario::Scene ReadScene(const Reader& r, const json& j, const std::string& pat
     }
     if (w.contains("thickness")) wall.thickness = Length(r, w["thickness"], wp + "/thickness");
     scene.wall = wall;
+  }
+  if (j.contains("pillars")) {
+    const json& list = j["pillars"];
+    const std::string lp = path + "/pillars";
+    constexpr size_t kMaxPillars = 64;
+    if (!list.is_array()) r.Fail(lp, "expected an array of {\"center\": [x, y], \"radius\": r} objects", &list);
+    if (list.size() > kMaxPillars) {
+      r.Fail(lp, std::to_string(list.size()) + " pillars; at most " + std::to_string(kMaxPillars));
+    }
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string p = lp + "/" + std::to_string(i);
+      const json& e = list[i];
+      r.Keys(e, p, detail::kPillarKeys);
+      Scenario::Scene::Pillar pillar;
+      const std::vector<double> c = r.Numbers(e["center"], p + "/center", 2);
+      for (size_t k = 0; k < 2; ++k) {
+        if (!(std::abs(c[k]) <= kMaxCoordinate)) r.Fail(p + "/center", "coordinates must be within +-1e5 m", &e["center"]);
+      }
+      pillar.x = c[0];
+      pillar.y = c[1];
+      pillar.radius = Length(r, e["radius"], p + "/radius");
+      if (e.contains("top")) pillar.top = Coordinate(r, e["top"], p + "/top");
+      if (e.contains("bottom")) {
+        pillar.bottom = Coordinate(r, e["bottom"], p + "/bottom");
+        if (!(*pillar.bottom < pillar.top)) r.Fail(p + "/bottom", "must be below the pillar's top", &e["bottom"]);
+      }
+      scene.pillars.push_back(pillar);
+    }
+  }
+  if (j.contains("terrain")) {
+    const json& t = j["terrain"];
+    const std::string tp = path + "/terrain";
+    r.Keys(t, tp, detail::kTerrainKeys);
+    Scenario::Scene::Terrain terrain;
+    terrain.path = tp;
+    std::filesystem::path file(r.String(t["file"], tp + "/file"));
+    CheckNoNul(file.string());
+    if (file.is_relative() && !base_dir.empty()) file = std::filesystem::path(base_dir) / file;
+    terrain.file = file.lexically_normal().string();
+    if (t.contains("center")) {
+      const std::vector<double> c = r.Numbers(t["center"], tp + "/center", 2);
+      for (size_t k = 0; k < 2; ++k) {
+        if (!(std::abs(c[k]) <= kMaxCoordinate)) r.Fail(tp + "/center", "coordinates must be within +-1e5 m", &t["center"]);
+      }
+      terrain.x = c[0];
+      terrain.y = c[1];
+    }
+    const std::vector<double> size = r.Numbers(t["size"], tp + "/size", 2);
+    if (!(size[0] > 0 && size[1] > 0 && size[0] <= kMaxCoordinate && size[1] <= kMaxCoordinate)) {
+      r.Fail(tp + "/size", "half extents must be > 0 and at most 1e5 m", &t["size"]);
+    }
+    terrain.half_x = size[0];
+    terrain.half_y = size[1];
+    const std::vector<double> depth = r.Numbers(t["depth"], tp + "/depth", 2);
+    if (!(std::abs(depth[0]) <= kMaxCoordinate && std::abs(depth[1]) <= kMaxCoordinate)) {
+      r.Fail(tp + "/depth", "depths must be within +-1e5 m", &t["depth"]);
+    }
+    if (!(depth[0] > depth[1])) {
+      r.Fail(tp + "/depth", "[deepest, shallowest]: the first must be deeper than the second", &t["depth"]);
+    }
+    terrain.deepest = depth[0];
+    terrain.shallowest = depth[1];
+    if (scene.seabed_depth && terrain.deepest > *scene.seabed_depth) {
+      r.Fail(tp + "/depth", "the terrain reaches below seabed_depth (" + std::to_string(*scene.seabed_depth) +
+                                " m), where the flat seabed would hide it",
+             &t["depth"]);
+    }
+    scene.terrain = terrain;
+  }
+  if (j.contains("solid")) scene.solid = r.Bool(j["solid"], path + "/solid");
+  if (j.contains("friction")) {
+    scene.friction = r.Positive(j["friction"], path + "/friction");
+    if (scene.friction > 10) r.Fail(path + "/friction", "must be at most 10", &j["friction"]);
+  }
+  if (j.contains("solref")) {
+    const std::vector<double> v = r.Numbers(j["solref"], path + "/solref", 2);
+    if (!(v[0] > 0 && v[1] > 0 && v[0] <= 1e3 && v[1] <= 1e3)) {
+      r.Fail(path + "/solref", "[time constant, damping ratio]: each must be > 0 and at most 1000", &j["solref"]);
+    }
+    scene.solref = {v[0], v[1]};
   }
   return scene;
 }
@@ -362,6 +443,12 @@ Scenario::Controller ReadController(const Reader& r, const json& j, const std::s
     c.pose_rate = r.Number(j["pose_rate"], path + "/pose_rate");
     if (c.pose_rate < 0 || c.pose_rate > 1e6) r.Fail(path + "/pose_rate", "must be in 0..1e6 Hz (0: every step)", &j["pose_rate"]);
   }
+  if (j.contains("latency")) {
+    c.latency = r.Number(j["latency"], path + "/latency");
+    if (!(c.latency >= 0 && c.latency <= CommandDelay::kMaxLatency)) {
+      r.Fail(path + "/latency", "must be in 0..10 s (the latency's bound)", &j["latency"]);
+    }
+  }
   if (j.contains("stop_when_done")) {
     if (!j["stop_when_done"].is_boolean()) r.Fail(path + "/stop_when_done", "expected true or false", &j["stop_when_done"]);
     c.stop_when_done = j["stop_when_done"].get<bool>();
@@ -512,7 +599,7 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
     s.controller = ReadController(r, root["controller"], "/controller");
   }
 
-  if (root.contains("scene")) s.scene = ReadScene(r, root["scene"], "/scene");
+  if (root.contains("scene")) s.scene = ReadScene(r, root["scene"], "/scene", base_dir);
   if (root.contains("stabilize")) s.stabilize = ReadStabilize(r, root["stabilize"], "/stabilize");
 
   if (root.contains("wrenches")) {
@@ -622,7 +709,7 @@ std::unique_ptr<PathController> Scenario::MakeController(const Simulation& sim, 
   }
   const double period = controller->pose_rate > 0 ? 1.0 / controller->pose_rate : 0.0;
   return std::make_unique<PathFollower>(controller->path, CascadedPid(sim, *body, controller->gains),
-                                        controller->reference, period);
+                                        controller->reference, period, controller->latency);
 }
 
 std::vector<Stabilize> Scenario::MakeStabilizers(const Simulation& sim) const {

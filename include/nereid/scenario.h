@@ -78,10 +78,13 @@ struct Scenario {
     Path path;
     ReferenceRule reference;      // default: 0.1 m acceptance radius (PID), closest + 1 (MPC)
     double pose_rate = 0;         // Hz the pose is sampled at; 0: every step (PID default)
+    double latency = 0;           // s from the computed thrust to the thrusters (CommandDelay)
     bool stop_when_done = true;   // end the run when the last point is reached
   };
-  // Scenery for nereid-view (docs/scenarios.md "scene"): drawn only, never simulated (no
-  // contact, no physics; `nereid run` checks the keys and ignores them).
+  // The scene around the vehicles (docs/scenarios.md "scene"): a quay wall, a flat seabed,
+  // a height-field terrain and pillars, added to the model as collision geometry of the
+  // world body when it is loaded (AddSceneGeometry), and drawn by nereid-view as MuJoCo
+  // draws them; with solid = false they are drawn only, never simulated.
   struct Scene {
     struct Wall {           // a vertical wall whose face is the plane x = face_x; water in x < face_x
       double face_x = 0;    // m
@@ -90,9 +93,33 @@ struct Scenario {
       double top = 1;       // z of its crest, m (a quay wall stands above the water)
       double thickness = 1; // m, behind the face
     };
+    struct Pillar {         // a vertical cylinder
+      double x = 0, y = 0, radius = 1;  // m
+      std::optional<double> bottom;     // z of its foot, m; default: the seabed
+      double top = 1;                   // z of its top, m
+    };
+    struct Terrain {        // a height field: MuJoCo's hfield
+      std::string file, path;           // file resolved against the scenario's folder; JSON path
+      double x = 0, y = 0;              // m, its centre
+      double half_x = 1, half_y = 1;    // m
+      double deepest = 20, shallowest = 10;  // m below z = 0: its lowest and highest sample
+    };
     std::optional<Wall> wall;
     std::optional<double> seabed_depth;  // m, > 0; default: the model's floor plane, if any
+    std::optional<Terrain> terrain;
+    std::vector<Pillar> pillars;
+    bool solid = true;                   // false: drawn by nereid-view only
+    double friction = 0.5;               // sliding friction against the scene's geoms
+    std::array<double, 2> solref = {0.02, 1};  // MuJoCo solref of their contacts
+    bool Empty() const { return !wall && !seabed_depth && !terrain && pillars.empty(); }
   };
+  // Adds the scene's geoms (named "scene_wall", "scene_seabed", "scene_terrain",
+  // "scene_pillar<i>") to a parsed model's world body, with contype = conaffinity = 1 and
+  // priority 1 (their friction and solref decide a contact); a wall's or pillar's foot
+  // defaults to the seabed (seabed_depth, else the highest world plane below the surface,
+  // else 20 m). Throws ConfigError naming `source`, the key and the value (a terrain file
+  // that is missing, not a PNG or CSV grid, or of the wrong size).
+  static void AddSceneGeometry(const Scene& scene, const std::string& source, mjSpec* spec);
 
   // Builds "type": "mpc" controllers; set by EnableMpc() (libnereid_mpc, include/nereid/mpc.h).
   using MpcFactory = std::unique_ptr<PathController> (*)(const Simulation& sim, int body,
@@ -114,7 +141,7 @@ struct Scenario {
   std::optional<VmsControllerSpec> vms_controller;  // {"type": "vms"} (docs/vms.md)
   std::vector<StabilizeSpec> stabilize;  // depth and attitude hold per vehicle (at most 64)
   std::optional<ConstraintMethod> constraints;  // who enforces "uk:" welds (default MuJoCo)
-  Scene scene;                                  // nereid-view's scenery (drawn only)
+  Scene scene;                                  // walls, seabed, terrain, pillars
   std::optional<Crosscheck> crosscheck;         // nereid crosscheck's keys
 
   // Parses a scenario file / text. Throws ConfigError "<file>: <json path>: <rule> (got ...)".
