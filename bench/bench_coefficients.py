@@ -11,7 +11,6 @@ import json
 import math
 import os
 import platform
-import resource
 import subprocess
 import sys
 import time

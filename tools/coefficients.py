@@ -306,16 +306,6 @@ def ellipsoid_mesh(a, b, c, n):
     return _orient(V, faces)
 
 
-def prolate_mesh(a, b, n):
-    """A prolate spheroid (semi-axes a along x, b, b) as a surface of revolution: n
-    meridian steps (equal in the eccentric angle, cosine-spaced) and about pi n b / a ... 4n
-    around; triangles at the poles."""
-    m = max(8, int(round(2 * n)))
-    th = np.linspace(0, np.pi, n + 1)
-    profile = [(a * math.cos(x), b * math.sin(x)) for x in th]
-    return revolution_mesh(profile, m, axis=0)
-
-
 def revolution_mesh(profile, m, axis=2):
     """Surface of revolution of the profile [(axial, radius)] (first and last radius 0)
     about `axis`, m segments around."""
@@ -504,15 +494,6 @@ def richardson(values, panels):
 
 # ----------------------------------------------------------------------------- bodies
 
-class Surface:
-    """A body surface that can be produced at several refinement levels."""
-
-    def __init__(self, source, levels_fn, frame="flu"):
-        self.source = source
-        self.levels_fn = levels_fn  # max_panels -> list of (V, F), coarse to fine
-        self.frame = frame
-
-
 def mesh_surface(path, scale, max_panels):
     V, F = read_mesh(path, scale)
     check_mesh(V, F, path)
@@ -696,7 +677,7 @@ def mjcf_levels(path, geoms, max_panels):
     levels = []
     h = L / 4
     for target in (max_panels / 4, max_panels / 2, max_panels):
-        best, lo_h = None, None
+        best = None
         for _ in range(10):
             V, F, _ = union_surface(geoms, h)
             n = len(F)
@@ -713,7 +694,7 @@ def mjcf_levels(path, geoms, max_panels):
     return levels
 
 
-def parse_ref(text, props):
+def parse_ref(text):
     t = text.strip().lower()
     if t in ("cb", "cg", "origin"):
         return t
@@ -978,7 +959,7 @@ def compute(args, log=print):
     cb = np.where(np.abs(cb) < 1e-12 * float(np.ptp(Vf, axis=0).max()), 0.0, cb) + 0.0
     if vol <= 0:
         raise InputError(f"{source}: the meshed surface encloses no positive volume ({vol:.3g} m^3)")
-    ref = parse_ref(args.ref, None)
+    ref = parse_ref(args.ref)
     if isinstance(ref, str):
         ref = {"cb": cb, "origin": np.zeros(3), "cg": cg_flu if cg_flu is not None else cb}[ref]
     elif args.frame == "frd" and not inp.lower().endswith(".xml"):

@@ -1,7 +1,8 @@
 """`nereid validate`'s section on `nereid coefficients` (docs/own_vehicle.md part 1):
 closed forms (a sphere; Lamb's prolate spheroids of aspect 2 and 5 within 1 % at 1536
-panels) and seed 002 Appendix B's simplified BlueROV Heavy beside the thesis's Nemoh
-result (eq. B.1) and the published coefficients it compares with (eq. B.2).
+panels), seed 002 Appendix B's simplified BlueROV Heavy beside the thesis's Nemoh result
+(eq. B.1) and the published coefficients it compares with (eq. B.2), and seed 000 Table 2's
+connection piece from square rods beside WADAM's values.
 
     python3 tools/validate_coefficients.py [--nereid build/nereid] [--work DIR]
 
@@ -23,6 +24,10 @@ QUICK_RUNS = ["coefficients_sphere"]
 # the thesis compares with, its ref. [25]): diagonal X Y Z K M N
 SEED002_B1 = [8.262, 19.43, 19.97, 0.28, 0.20, 0.23]
 SEED002_B2 = [5.5, 12.7, 14.57, 0.12, 0.12, 0.12]
+# seed 000 Table 2: the connection piece's added mass by WADAM (decimal points restored as
+# in reference/PARAMETERS.md section 1)
+SEED000_T2 = [1.52, 0.52, 1.50, 0.021, 0.01, 0.025]
+TERMS = ["X_u̇ (kg)", "Y_v̇ (kg)", "Z_ẇ (kg)", "K_ṗ (kg m²)", "M_q̇ (kg m²)", "N_ṙ (kg m²)"]
 
 
 def lamb_prolate(a, b):
@@ -81,15 +86,29 @@ def heavy(r):
     res = run(r, "coefficients_seed002_heavy", "tools/validation_geometry/bluerov2_heavy_simplified.xml", "--body", "heavy",
               "--max-panels", 2000)
     d = diag(res)
-    names = ["X_u̇ (kg)", "Y_v̇ (kg)", "Z_ẇ (kg)", "K_ṗ (kg m²)", "M_q̇ (kg m²)", "N_ṙ (kg m²)"]
-    rows = "\n".join(f"| {n} | {b1:g} | {b2:g} | {x:.3g} |" for n, b1, b2, x in zip(names, SEED002_B1, SEED002_B2, d))
+    rows = "\n".join(f"| {n} | {b1:g} | {b2:g} | {x:.3g} |" for n, b1, b2, x in zip(TERMS, SEED002_B1, SEED002_B2, d))
     change = max(res["convergence"]["diagonal_relative_change_last_level"])
     return res, rows, change
+
+
+def connector(r):
+    """Seed 000 Table 2 from two square rods (tools/validation_geometry/seed000_connector*.xml)."""
+    runs = {}
+    for variant in ("", "_long", "_wide"):
+        runs[variant] = run(r, f"coefficients_seed000_connector{variant}",
+                            f"tools/validation_geometry/seed000_connector{variant}.xml", "--body", "connector",
+                            "--max-panels", 1500)
+    d = {k: diag(v) for k, v in runs.items()}
+    rows = "\n".join(f"| {n} | {t:g} | {a:.3g} | {b:.3g} | {c:.3g} |"
+                     for n, t, a, b, c in zip(TERMS, SEED000_T2, d[""], d["_long"], d["_wide"]))
+    change = max(max(v["convergence"]["diagonal_relative_change_last_level"]) for v in runs.values())
+    return runs[""], rows, change
 
 
 def section(r, figdir=None):
     rows, ok = closed_forms(r)
     res, heavy_rows, change = heavy(r)
+    con, con_rows, con_change = connector(r)
     table = "\n".join(rows)
     return f"""## `nereid coefficients`: added mass from geometry
 
@@ -130,16 +149,35 @@ assumed parts: the two 12.7 mm side plates, left out, are thinner than any panel
 can afford; with them (meshed at 2000 panels) sway rose to about 41 kg and roll to
 0.44 kg m² but moved 40 % between refinements, so that figure is not converged. Removing
 the guards' or foam's volume moves surge and heave by about their own share of the
-displaced volume. The thesis's Raybot (§3.2.2) and seed 000's connection piece (Table 2)
-are not in this report: neither document gives their geometry beyond the overall frame size
-(Raybot 0.33 x 1.29 x 0.59 m, an open frame of 20 mm profiles around modules), and no
-assumption pins them down well enough to compare.
+displaced volume.
+
+### Seed 000 Table 2: the connection piece
+
+Seed 000 found the connection piece's added mass with the BEM code WADAM on "the exact
+model", which it describes only as "built up by square rods" of aluminium profile joining
+two BlueROVs side by side. Nereid's geometry is an assumption
+(`tools/validation_geometry/seed000_connector.xml`): two 40 x 40 mm square rods along y
+(the line between the two vehicles), 0.40 m long, their axes 0.15 m apart in x. The two
+other columns show the sensitivity: rods 0.45 m long, and rods 0.20 m apart.
+{con['panels']} panels, largest diagonal change at the last refinement {100 * con_change:.1f} %.
+
+| term | seed 000 Table 2 (WADAM) | Nereid: 0.40 m, 0.15 m apart | 0.45 m long | 0.20 m apart |
+|---|---|---|---|---|
+{con_rows}
+
+Surge, heave, roll, pitch and yaw fall within the spread that the assumed dimensions give
+(the length moves surge, heave, roll and yaw; the spacing moves pitch). Sway does
+not: two bare rods meet the water along y only with their 40 x 40 mm ends, while the real
+piece has plates and brackets at its ends to bolt onto the vehicles, which face sway; the
+seed does not give them. Seed 002's Raybot (§3.2.2) is not in this report: the thesis gives
+only its frame's overall size (0.33 x 1.29 x 0.59 m, an open frame of 20 mm profiles around
+buoyant modules) and its displaced volume (26.3 L), not the simplified model it meshed, and
+no assumption pins that model down well enough to compare with its matrix (eq. 3.23).
 """
 
 
 def main():
     import argparse
-    import types
     sys.path.insert(0, str(ROOT / "tools"))
     import validate
     ap = argparse.ArgumentParser()
@@ -149,7 +187,6 @@ def main():
     r = validate.Runner(args.nereid, args.work)
     print(section(r))
     print(json.dumps({k: v["figures"].get("coefficients.volume") for k, v in r.figures.items()}))
-    _ = types
 
 
 if __name__ == "__main__":
