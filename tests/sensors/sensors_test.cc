@@ -16,6 +16,7 @@
 #include "nereid/plugins.h"
 #include "nereid/sensors.h"
 #include "nereid/simulation.h"
+#include "test_util.h"
 
 namespace nereid {
 namespace {
@@ -422,6 +423,33 @@ TEST_SUITE("sensors") {
       CHECK(copy->sensordata[m->sensor_adr[imu] + k] == sim->data()->sensordata[m->sensor_adr[imu] + k]);
     }
     mj_deleteData(copy);
+  }
+
+  TEST_CASE("the BlueROV2 Heavy's sensor suite does not change its motion; its exact readings are the truth") {
+    ExactSensors exact(true);
+    auto plain = Simulation::LoadFile(test::ModelPath("bluerov2_heavy/bluerov2_heavy.xml"));
+    auto suite = Simulation::LoadFile(test::ModelPath("bluerov2_heavy/bluerov2_heavy_sensors.xml"));
+    REQUIRE(suite->model()->nsensor == 4);
+    for (Simulation* sim : {plain.get(), suite.get()}) {
+      for (int i = 0; i < sim->model()->nu; ++i) sim->data()->ctrl[i] = 1500 + 40 * (i % 3);  // PWM, us
+    }
+    for (int k = 0; k < 400; ++k) {
+      plain->Step();
+      suite->Step();
+    }
+    const long nq = plain->model()->nq, nv = plain->model()->nv;
+    for (long i = 0; i < nq; ++i) CHECK(plain->data()->qpos[i] == suite->data()->qpos[i]);  // bitwise
+    for (long i = 0; i < nv; ++i) CHECK(plain->data()->qvel[i] == suite->data()->qvel[i]);
+    suite->Forward();
+    const double z = suite->data()->site_xpos[3 * mj_name2id(suite->model(), mjOBJ_SITE, "bar30") + 2];
+    CHECK(std::abs(Reading(*suite, "bar30")[1] - -z) < 1e-9);
+    CHECK(Reading(*suite, "usbl")[6] == 1);  // below the transceiver
+    // at rest and level after loading: bottom lock on the floor at z = -20, altitude = height
+    auto fresh = Simulation::LoadFile(test::ModelPath("bluerov2_heavy/bluerov2_heavy_sensors.xml"));
+    fresh->Forward();
+    const double dvl_z = fresh->data()->site_xpos[3 * mj_name2id(fresh->model(), mjOBJ_SITE, "dvl") + 2];
+    CHECK(Reading(*fresh, "dvl")[3] == 1);
+    CHECK(Reading(*fresh, "dvl")[4] == doctest::Approx(dvl_z + 20).epsilon(1e-9));
   }
 
   TEST_CASE("the fields of a Nereid sensor are named; others are numbered") {
