@@ -1038,6 +1038,9 @@ def summary(result):
              "damping: " + result["damping"] + "; first guess (quadratic, "
              + "X Y Z K M N): " + " ".join(f"{x:.3g}" for x in result["damping_guess"]["quadratic_damping"])
              + " -- " + result["damping_guess"]["label"]]
+    if len(c["panels"]) < 3:
+        lines.append(f"WARNING: only {len(c['panels'])} refinement(s) fit under --max-panels (each subdivision "
+                     "quadruples the panels): no convergence estimate; give a coarser mesh or a larger --max-panels")
     return "\n".join(lines)
 
 

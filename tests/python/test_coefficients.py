@@ -339,3 +339,12 @@ def test_write_model_of_an_mjcf_body_keeps_its_damping_and_reference_point(tmp_p
     run = subprocess.run([CLI, "run", str(out), "--duration", "0.1", "--out", str(tmp_path / "run")],
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
+
+
+def test_too_fine_a_mesh_for_three_refinements_is_reported(tmp_path, capsys):
+    """A mesh whose first subdivision exceeds --max-panels is solved once, and the summary
+    says that there is no convergence estimate."""
+    path = _stl(tmp_path / "fine.stl", _box_tris())  # 12 triangles: 12, 48 fit under 60
+    assert co.main([path, "--max-panels", "60", "--out", str(tmp_path / "c.json")]) == 0
+    assert "WARNING: only 2 refinement(s)" in capsys.readouterr().out
+    assert json.loads((tmp_path / "c.json").read_text())["convergence"]["panels"] == [12, 48]
