@@ -1,0 +1,528 @@
+"""A ROS 2 bridge over Nereid's Python stepping (docs/ros.md).
+
+    python -m nereid.ros SCENARIO.json|MODEL.xml [--rate 50] [--mode realtime|fast|lockstep]
+    nereid ros ...                                  (the same, through the command line)
+
+Loads the input with `nereid.load`, steps it with `nereid.step` and, per vehicle (a body
+with a free joint) under /NAMESPACE/VEHICLE/, publishes ground-truth odometry
+(nav_msgs/Odometry, REP 103/105: world ENU, body FLU), the thrusters' commands and thrusts
+(std_msgs/Float64MultiArray), the joint states of arms (sensor_msgs/JointState) and the
+readings of Nereid's sensor plugins, plus /clock (rosgraph_msgs/Clock) in simulated time.
+It subscribes to thruster commands (std_msgs/Float64MultiArray, the actuators' own units
+or normalised to [-1, 1]), a body wrench (geometry_msgs/WrenchStamped, through the thrust
+allocation of `nereid.Stepper.drive`) and joint commands for arms. A command of the wrong
+length or with a NaN or infinite value is ignored with a logged warning and never applied.
+
+The world-frame conversion is nereid.logs' one conversion (pose_from_nereid("ENU", ...)):
+Nereid's world is north-west-up, ROS's east-north-up; both body frames are FLU.
+
+ROS 2's Python client comes from PyPI wheels (requirements-ros.txt, `pip install
+nereid[ros]`); without them the bridge says how to install them and exits 1.
+"""
+import argparse
+import math
+import os
+import sys
+import threading
+import time
+
+import numpy as np
+
+INSTALL_HINT = ("nereid ros needs ROS 2's Python client and message packages: "
+                "pip install -r requirements-ros.txt (from Nereid's source tree) or pip install 'nereid[ros]'")
+MAX_RATE = 10000.0
+FRAME_WORLD = "world"          # the ENU world frame (REP 103), origin at Nereid's world origin
+SENSOR_PLUGINS = ("nereid.pressure", "nereid.imu", "nereid.dvl", "nereid.acoustic", "nereid.altimeter")
+
+
+class BridgeError(ValueError):
+    """Bad input to the bridge (the command line exits 1 with the message)."""
+
+
+# ---------------------------------------------------------------------------------------
+# Pure helpers (no ROS): what the bridge publishes, from MuJoCo's model and data.
+
+def odometry_values(model, data, body):
+    """Ground truth of `body` (id) as ROS odometry: position (3,) and quaternion w x y z (4,)
+    in the ENU world, linear and angular velocity (3,), (3,) in the FLU body frame.
+    The state is read from qpos and qvel (current after a step, unlike the kinematics):
+    a free joint's qvel holds the world linear velocity and the body angular velocity."""
+    from .logs import pose_from_nereid, quat_to_matrix
+    j = model.body_jntadr[body]
+    qa, va = model.jnt_qposadr[j], model.jnt_dofadr[j]
+    pose = np.array(data.qpos[qa:qa + 7], dtype=float)
+    pose[3:7] /= np.linalg.norm(pose[3:7])
+    enu = pose_from_nereid("ENU", pose[None, :])[0]
+    rot = quat_to_matrix(pose[None, 3:7])[0]
+    return enu[0:3], enu[3:7], rot.T @ data.qvel[va:va + 3], np.array(data.qvel[va + 3:va + 6])
+
+
+def _name(model, obj, i):
+    import mujoco
+    return mujoco.mj_id2name(model, obj, i) or f"{str(obj).split('.')[-1].lower()}{i}"
+
+
+class Vehicle:
+    """A free-joint body with its thrusters, arm joints, joint actuators and sensors."""
+
+    def __init__(self, model, body):
+        import mujoco
+        self.body = body
+        self.name = _name(model, mujoco.mjtObj.mjOBJ_BODY, body)
+        self.thrusters = []     # actuator ids acting on a site or body of this vehicle
+        self.joint_actuators = []
+        self.joints = []        # hinge and slide joints of this vehicle
+        for j in range(model.njnt):
+            if model.body_rootid[model.jnt_bodyid[j]] == body and int(model.jnt_type[j]) in (
+                    int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)):
+                self.joints.append(j)
+        for a in range(model.nu):
+            trn, obj = int(model.actuator_trntype[a]), model.actuator_trnid[a, 0]
+            if trn == int(mujoco.mjtTrn.mjTRN_SITE):
+                owner = model.body_rootid[model.site_bodyid[obj]]
+            elif trn == int(mujoco.mjtTrn.mjTRN_BODY):
+                owner = model.body_rootid[obj]
+            elif trn in (int(mujoco.mjtTrn.mjTRN_JOINT), int(mujoco.mjtTrn.mjTRN_JOINTINPARENT)):
+                if model.body_rootid[model.jnt_bodyid[obj]] == body and obj in self.joints:
+                    self.joint_actuators.append(a)
+                continue
+            else:
+                continue
+            if owner == body:
+                self.thrusters.append(a)
+        self.sensors = []       # (sensor id, plugin name, sensor name)
+
+
+def find_vehicles(model):
+    import mujoco
+    return [Vehicle(model, model.jnt_bodyid[j]) for j in range(model.njnt)
+            if int(model.jnt_type[j]) == int(mujoco.mjtJoint.mjJNT_FREE) and model.body_parentid[model.jnt_bodyid[j]] == 0]
+
+
+def sensor_plugin_names(model):
+    """{sensor id: plugin name} for the sensors of Nereid's sensor plugins. MuJoCo's Python
+    package does not name a plugin, so each plugin's registry slot is learnt once by compiling
+    a probe model with one instance of every sensor plugin."""
+    import mujoco
+    global _SLOTS
+    if _SLOTS is None:
+        ext = "".join(f'<plugin plugin="{p}"><instance name="i{k}"><config key="site" value="s"/></instance></plugin>'
+                      for k, p in enumerate(SENSOR_PLUGINS))
+        sens = "".join(f'<plugin name="p{k}" instance="i{k}"/>' for k in range(len(SENSOR_PLUGINS)))
+        xml = (f'<mujoco><extension>{ext}</extension><worldbody><body><freejoint/><geom size=".1"/>'
+               f'<site name="s"/></body></worldbody><sensor>{sens}</sensor></mujoco>')
+        try:
+            probe = mujoco.MjModel.from_xml_string(xml)
+            _SLOTS = {int(probe.plugin[k]): p for k, p in enumerate(SENSOR_PLUGINS)}
+        except Exception:  # noqa: BLE001 - plugins not registered: no sensors to publish
+            _SLOTS = {}
+    out = {}
+    for s in range(model.nsensor):
+        if int(model.sensor_type[s]) == int(mujoco.mjtSensor.mjSENS_PLUGIN):
+            slot = int(model.plugin[model.sensor_plugin[s]])
+            if slot in _SLOTS:
+                out[s] = _SLOTS[slot]
+    return out
+
+
+_SLOTS = None
+
+
+def _sensor_owner(model, s, vehicles):
+    """The vehicle whose body carries the sensor's site (the plugin's `site` key)."""
+    import mujoco
+    inst = model.sensor_plugin[s]
+    start = model.plugin_attradr[inst]
+    attrs = bytes(model.plugin_attr[start:]).split(b"\0")
+    sites = [a.decode() for a in attrs if a and mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, a.decode()) >= 0]
+    for site_name in sites[:1]:
+        root = model.body_rootid[model.site_bodyid[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, site_name)]]
+        for v in vehicles:
+            if v.body == root:
+                return v, site_name
+    return (vehicles[0], None) if len(vehicles) == 1 else (None, None)
+
+
+def check_command(values, size, what):
+    """The command as a float array, or a message saying why it is refused."""
+    if len(values) != size:
+        return None, f"{what}: {len(values)} values, expected {size}; ignored"
+    a = np.asarray(values, dtype=float)
+    bad = np.flatnonzero(~np.isfinite(a))
+    if bad.size:
+        return None, f"{what}: value {bad[0]} is {a[bad[0]]}; expected finite numbers; ignored"
+    return a, None
+
+
+# ---------------------------------------------------------------------------------------
+# The node.
+
+def _import_ros():
+    try:
+        import rclpy  # noqa: F401
+        from geometry_msgs.msg import WrenchStamped  # noqa: F401
+        from nav_msgs.msg import Odometry  # noqa: F401
+        from rosgraph_msgs.msg import Clock  # noqa: F401
+        from sensor_msgs.msg import JointState  # noqa: F401
+        from std_msgs.msg import Float64MultiArray  # noqa: F401
+    except ImportError as e:
+        raise BridgeError(f"{INSTALL_HINT} ({e})") from None
+
+
+class Bridge:
+    """Steps the model and talks ROS 2. `run()` returns after `duration` simulated seconds
+    (forever when 0) or on shutdown."""
+
+    def __init__(self, path, *, rate=50.0, mode="realtime", speed=1.0, namespace="nereid", vehicle=None,
+                 duration=0.0, constraints=None, report_every=5.0):
+        _import_ros()
+        import mujoco
+        from . import load
+        self.mode, self.speed, self.duration, self.report_every = mode, speed, duration, report_every
+        if not (math.isfinite(rate) and 0 < rate <= MAX_RATE):
+            raise BridgeError(f"--rate {rate}: expected a publishing rate in (0, {MAX_RATE:g}] Hz")
+        if not (math.isfinite(speed) and 0 < speed <= 1000):
+            raise BridgeError(f"--speed {speed}: expected a real-time multiple in (0, 1000]")
+        if not (math.isfinite(duration) and 0 <= duration <= 1e7):
+            raise BridgeError(f"--duration {duration}: expected simulated seconds in [0, 1e7] (0: until stopped)")
+        self.model, self.data = load(path, constraints=constraints)
+        m = self.model
+        dt = m.opt.timestep
+        if rate > 1.0 / dt * (1 + 1e-9):
+            raise BridgeError(f"--rate {rate:g} Hz is above the physics rate {1.0 / dt:g} Hz "
+                              f"(time step {dt:g} s of {path})")
+        self.nper = max(1, int(round(1.0 / (rate * dt))))
+        self.period = self.nper * dt
+        self.rate = 1.0 / self.period
+        self.namespace = namespace.strip("/")
+        if self.namespace and not all(c.isalnum() or c in "_/" for c in self.namespace):
+            raise BridgeError(f"--namespace '{namespace}': letters, digits, '_' and '/' only")
+        self.vehicles = find_vehicles(m)
+        if vehicle is not None:
+            names = [v.name for v in self.vehicles]
+            if vehicle not in names:
+                raise BridgeError(f"--vehicle '{vehicle}': {path} has no vehicle of that name "
+                                  f"(its vehicles: {', '.join(names) or 'none'})")
+            self.vehicles = [v for v in self.vehicles if v.name == vehicle]
+        for s, plugin in sensor_plugin_names(m).items():
+            owner, _ = _sensor_owner(m, s, self.vehicles)
+            if owner is not None:
+                owner.sensors.append((s, plugin, _name(m, mujoco.mjtObj.mjOBJ_SENSOR, s)))
+        self._lock = threading.Lock()
+        self._pending = {}          # (vehicle name, kind) -> values, applied before the next period
+        self._new_command = threading.Condition(self._lock)
+        self._commands_seen = 0
+        self._consumed = 0
+        self._make_node()
+
+    # -- ROS objects ---------------------------------------------------------------------
+    def _topic(self, vehicle, name):
+        return "/" + "/".join(p for p in (self.namespace, vehicle, name) if p)
+
+    def _make_node(self):
+        import rclpy
+        from geometry_msgs.msg import WrenchStamped
+        from nav_msgs.msg import Odometry
+        from rclpy.qos import QoSProfile, ReliabilityPolicy, HistoryPolicy, DurabilityPolicy, qos_profile_sensor_data
+        from rosgraph_msgs.msg import Clock
+        from sensor_msgs.msg import JointState
+        from std_msgs.msg import Float64, Float64MultiArray
+        if not rclpy.ok():
+            rclpy.init()
+        self.node = rclpy.create_node("nereid_bridge", namespace="/" + self.namespace if self.namespace else "/")
+        self.log = self.node.get_logger()
+        reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
+        clock_qos = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT, history=HistoryPolicy.KEEP_LAST,
+                               durability=DurabilityPolicy.VOLATILE)
+        self.qos = {"sensor": qos_profile_sensor_data, "command": reliable, "clock": clock_qos, "state": reliable}
+        self.clock_pub = self.node.create_publisher(Clock, "/clock", clock_qos)
+        self.rtf_pub = self.node.create_publisher(Float64, self._topic(None, "real_time_factor"), reliable)
+        self.pubs = {}
+        for v in self.vehicles:
+            n = v.name
+            self.pubs[(n, "odom")] = self.node.create_publisher(Odometry, self._topic(n, "odom"), qos_profile_sensor_data)
+            if v.thrusters:
+                self.pubs[(n, "thrusters")] = self.node.create_publisher(
+                    Float64MultiArray, self._topic(n, "thrusters/state"), qos_profile_sensor_data)
+                self.node.create_subscription(Float64MultiArray, self._topic(n, "thrusters/command"),
+                                              self._on_array(v, "thrusters", len(v.thrusters)), reliable)
+                self.node.create_subscription(Float64MultiArray, self._topic(n, "thrusters/command_normalized"),
+                                              self._on_array(v, "thrusters_normalized", len(v.thrusters)), reliable)
+                self.node.create_subscription(WrenchStamped, self._topic(n, "wrench"), self._on_wrench(v), reliable)
+            if v.joints:
+                self.pubs[(n, "joints")] = self.node.create_publisher(JointState, self._topic(n, "joint_states"),
+                                                                      qos_profile_sensor_data)
+            if v.joint_actuators:
+                self.node.create_subscription(Float64MultiArray, self._topic(n, "joint_commands"),
+                                              self._on_array(v, "joints", len(v.joint_actuators)), reliable)
+            for s, plugin, sname in v.sensors:
+                msg_type = _SENSOR_TYPES[plugin]()
+                self.pubs[(n, "sensor", s)] = self.node.create_publisher(msg_type, self._topic(n, sname),
+                                                                         qos_profile_sensor_data)
+
+    def _warn(self, text):
+        self.log.warning(text)
+
+    def _on_array(self, vehicle, kind, size):
+        topic = {"thrusters": "thrusters/command", "thrusters_normalized": "thrusters/command_normalized",
+                 "joints": "joint_commands"}[kind]
+
+        def callback(msg):
+            a, why = check_command(list(msg.data), size, self._topic(vehicle.name, topic))
+            if why:
+                self._warn(why)
+                return
+            with self._lock:
+                self._pending[(vehicle.name, kind)] = a
+                self._commands_seen += 1
+                self._new_command.notify_all()
+        return callback
+
+    def _on_wrench(self, vehicle):
+        def callback(msg):
+            w = msg.wrench
+            vals = [w.force.x, w.force.y, w.force.z, w.torque.x, w.torque.y, w.torque.z]
+            a, why = check_command(vals, 6, self._topic(vehicle.name, "wrench"))
+            if why:
+                self._warn(why)
+                return
+            with self._lock:
+                self._pending[(vehicle.name, "wrench")] = a
+                self._commands_seen += 1
+                self._new_command.notify_all()
+        return callback
+
+    # -- stepping ------------------------------------------------------------------------
+    def _apply_pending(self):
+        from . import stepper
+        with self._lock:
+            pending, self._pending = self._pending, {}
+            self._consumed = self._commands_seen
+        m, d = self.model, self.data
+        for v in self.vehicles:
+            if (v.name, "wrench") in pending:
+                stepper(m, d).drive(v.name, list(pending[(v.name, "wrench")]))
+            if (v.name, "thrusters_normalized") in pending:
+                lo, hi = m.actuator_ctrlrange[v.thrusters, 0], m.actuator_ctrlrange[v.thrusters, 1]
+                u = np.clip(pending[(v.name, "thrusters_normalized")], -1.0, 1.0)
+                d.ctrl[v.thrusters] = 0.5 * (lo + hi) + 0.5 * (hi - lo) * u
+            if (v.name, "thrusters") in pending:
+                d.ctrl[v.thrusters] = pending[(v.name, "thrusters")]
+            if (v.name, "joints") in pending:
+                d.ctrl[v.joint_actuators] = pending[(v.name, "joints")]
+
+    def _stamp(self, stamp):
+        """builtin_interfaces/Time of the simulated time (nanoseconds rounded)."""
+        ns = int(round(self.data.time * 1e9))
+        stamp.sec, stamp.nanosec = ns // 1000000000, ns % 1000000000
+
+    def publish(self):
+        from nav_msgs.msg import Odometry
+        from rosgraph_msgs.msg import Clock
+        from sensor_msgs.msg import JointState
+        from std_msgs.msg import Float64MultiArray, MultiArrayDimension
+        m, d = self.model, self.data
+        clock = Clock()
+        self._stamp(clock.clock)
+        self.clock_pub.publish(clock)
+        for v in self.vehicles:
+            p, q, lin, ang = odometry_values(m, d, v.body)
+            o = Odometry()
+            self._stamp(o.header.stamp)
+            o.header.frame_id = FRAME_WORLD
+            o.child_frame_id = f"{v.name}/base_link"
+            o.pose.pose.position.x, o.pose.pose.position.y, o.pose.pose.position.z = map(float, p)
+            q = q / np.linalg.norm(q)
+            (o.pose.pose.orientation.w, o.pose.pose.orientation.x,
+             o.pose.pose.orientation.y, o.pose.pose.orientation.z) = map(float, q)
+            o.twist.twist.linear.x, o.twist.twist.linear.y, o.twist.twist.linear.z = map(float, lin)
+            o.twist.twist.angular.x, o.twist.twist.angular.y, o.twist.twist.angular.z = map(float, ang)
+            self.pubs[(v.name, "odom")].publish(o)
+            if v.thrusters:
+                a = Float64MultiArray()
+                n = len(v.thrusters)
+                a.layout.dim = [MultiArrayDimension(label="command,thrust", size=2, stride=2 * n),
+                                MultiArrayDimension(label="thruster", size=n, stride=n)]
+                a.data = [float(x) for x in d.ctrl[v.thrusters]] + [float(x) for x in d.actuator_force[v.thrusters]]
+                self.pubs[(v.name, "thrusters")].publish(a)
+            if v.joints:
+                js = JointState()
+                self._stamp(js.header.stamp)
+                js.name = [_joint_name(m, j) for j in v.joints]
+                js.position = [float(d.qpos[m.jnt_qposadr[j]]) for j in v.joints]
+                js.velocity = [float(d.qvel[m.jnt_dofadr[j]]) for j in v.joints]
+                js.effort = [float(d.qfrc_actuator[m.jnt_dofadr[j]]) for j in v.joints]
+                self.pubs[(v.name, "joints")].publish(js)
+            for s, plugin, sname in v.sensors:
+                values = d.sensordata[m.sensor_adr[s]:m.sensor_adr[s] + m.sensor_dim[s]]
+                msg = _sensor_message(plugin, values, f"{v.name}/{sname}")
+                self._stamp(msg.header.stamp)
+                self.pubs[(v.name, "sensor", s)].publish(msg)
+
+    def _wait_for_command(self):
+        """Lock-step: block until a command not yet applied arrives (or shutdown)."""
+        import rclpy
+        waited = 0.0
+        with self._lock:
+            while self._commands_seen == self._consumed and rclpy.ok():
+                self._new_command.wait(timeout=0.5)
+                waited += 0.5
+                if waited >= self.report_every:
+                    self.log.info(f"lock-step: waiting for a command at t = {self.data.time:.3f} s")
+                    waited = 0.0
+
+    def run(self):
+        import rclpy
+        from rclpy.executors import SingleThreadedExecutor
+        from std_msgs.msg import Float64
+        from . import step
+        executor = SingleThreadedExecutor()
+        executor.add_node(self.node)
+        spinner = threading.Thread(target=executor.spin, daemon=True)
+        spinner.start()
+        self.log.info(f"{len(self.vehicles)} vehicle(s): " + "; ".join(
+            f"{v.name} ({len(v.thrusters)} thrusters, {len(v.joints)} joints, {len(v.sensors)} sensors)"
+            for v in self.vehicles) + f"; publishing at {self.rate:g} Hz, mode {self.mode}")
+        wall0, sim0 = time.monotonic(), self.data.time
+        last_report_wall, last_report_sim = wall0, sim0
+        steps = 0
+        try:
+            self.publish()
+            while rclpy.ok():
+                if self.duration and self.data.time - sim0 >= self.duration - 1e-9:
+                    break
+                if self.mode == "lockstep":
+                    self._wait_for_command()
+                self._apply_pending()
+                step(self.model, self.data, nstep=self.nper)
+                steps += 1
+                self.publish()
+                now = time.monotonic()
+                if self.mode == "realtime":
+                    target = wall0 + (self.data.time - sim0) / self.speed
+                    if target > now:
+                        time.sleep(target - now)
+                        now = time.monotonic()
+                if now - last_report_wall >= self.report_every:
+                    rtf = (self.data.time - last_report_sim) / (now - last_report_wall)
+                    self.rtf_pub.publish(Float64(data=float(rtf)))
+                    self.log.info(f"t = {self.data.time:.2f} s, real-time factor {rtf:.2f}")
+                    last_report_wall, last_report_sim = now, self.data.time
+        finally:
+            elapsed = time.monotonic() - wall0
+            self.real_time_factor = (self.data.time - sim0) / elapsed if elapsed > 0 else float("inf")
+            self.log.info(f"stopped at t = {self.data.time:.3f} s after {steps} periods; "
+                          f"real-time factor {self.real_time_factor:.2f}")
+            executor.shutdown(timeout_sec=1.0)
+            spinner.join(timeout=2.0)
+            self.node.destroy_node()
+            rclpy.try_shutdown()
+
+
+def _joint_name(model, j):
+    import mujoco
+    return _name(model, mujoco.mjtObj.mjOBJ_JOINT, j)
+
+
+# ---------------------------------------------------------------------------------------
+# Sensor messages (docs/ros.md, "Sensors"): the plugins' fields (docs/sensors.md) in the
+# standard messages; frames are the sensor's site (FLU-like MuJoCo frames), the acoustic
+# fix's position is turned into the ENU world like the odometry.
+
+def _msg_imu():
+    from sensor_msgs.msg import Imu
+    return Imu
+
+
+def _msg_pressure():
+    from sensor_msgs.msg import FluidPressure
+    return FluidPressure
+
+
+def _msg_twist():
+    from geometry_msgs.msg import TwistWithCovarianceStamped
+    return TwistWithCovarianceStamped
+
+
+def _msg_pose():
+    from geometry_msgs.msg import PoseWithCovarianceStamped
+    return PoseWithCovarianceStamped
+
+
+def _msg_range():
+    from sensor_msgs.msg import Range
+    return Range
+
+
+_SENSOR_TYPES = {"nereid.imu": _msg_imu, "nereid.pressure": _msg_pressure, "nereid.dvl": _msg_twist,
+                 "nereid.acoustic": _msg_pose, "nereid.altimeter": _msg_range}
+
+
+def _sensor_message(plugin, values, frame):
+    v = [float(x) for x in values]
+    msg = _SENSOR_TYPES[plugin]()()
+    msg.header.frame_id = frame
+    if plugin == "nereid.imu":  # acc_xyz, gyro_xyz, heading; orientation unknown: covariance[0] = -1 (REP 145)
+        msg.linear_acceleration.x, msg.linear_acceleration.y, msg.linear_acceleration.z = v[0:3]
+        msg.angular_velocity.x, msg.angular_velocity.y, msg.angular_velocity.z = v[3:6]
+        msg.orientation_covariance[0] = -1.0
+    elif plugin == "nereid.pressure":  # pressure (Pa), depth
+        msg.fluid_pressure = v[0]
+    elif plugin == "nereid.dvl":  # vx vy vz status ...; no lock: covariance[0] = -1
+        msg.twist.twist.linear.x, msg.twist.twist.linear.y, msg.twist.twist.linear.z = v[0:3]
+        if v[3] == 0.0:
+            msg.twist.covariance[0] = -1.0
+    elif plugin == "nereid.acoustic":  # x y z (world, Nereid's frame) ... valid
+        from .logs import pose_from_nereid
+        p = pose_from_nereid("ENU", np.array([[v[0], v[1], v[2], 1.0, 0.0, 0.0, 0.0]]))[0]
+        msg.header.frame_id = FRAME_WORLD
+        msg.pose.pose.position.x, msg.pose.pose.position.y, msg.pose.pose.position.z = map(float, p[0:3])
+        msg.pose.pose.orientation.w = 1.0
+        if v[-1] == 0.0:
+            msg.pose.covariance[0] = -1.0
+    elif plugin == "nereid.altimeter":  # range, valid
+        msg.radiation_type = 0  # ULTRASOUND
+        msg.range = v[0] if v[1] != 0.0 else float("inf")
+    return msg
+
+
+# ---------------------------------------------------------------------------------------
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="nereid ros", description="ROS 2 bridge: publishes a Nereid simulation's "
+                                "clock, odometry, thrusters, joints and sensors; takes thruster, wrench and "
+                                "joint commands (docs/ros.md).")
+    p.add_argument("input", help="a scenario (.json) or an MJCF model (.xml)")
+    p.add_argument("--rate", type=float, default=50.0, help="publishing and control rate, Hz (default 50; "
+                   "at most the physics rate)")
+    p.add_argument("--mode", choices=("realtime", "fast", "lockstep"), default="realtime",
+                   help="realtime (paced by --speed), fast (as fast as it steps), lockstep (waits for a "
+                   "command each control period)")
+    p.add_argument("--lockstep", action="store_true", help="the same as --mode lockstep")
+    p.add_argument("--speed", type=float, default=1.0, help="real-time multiple in realtime mode (default 1)")
+    p.add_argument("--namespace", default="nereid", help="topic namespace (default nereid)")
+    p.add_argument("--vehicle", default=None, help="bridge only this vehicle (a free body's name)")
+    p.add_argument("--duration", type=float, default=0.0, help="stop after this many simulated seconds "
+                   "(default 0: until stopped)")
+    p.add_argument("--constraints", choices=("mujoco", "uk"), default=None, help="as nereid.load's")
+    args = p.parse_args(argv)
+    mode = "lockstep" if args.lockstep else args.mode
+    from . import Error
+    try:
+        bridge = Bridge(args.input, rate=args.rate, mode=mode, speed=args.speed, namespace=args.namespace,
+                        vehicle=args.vehicle, duration=args.duration, constraints=args.constraints)
+    except (BridgeError, Error, OSError) as e:
+        print(f"nereid: error: ros: {e}", file=sys.stderr)
+        return 1
+    try:
+        bridge.run()
+    except KeyboardInterrupt:
+        pass
+    except Exception as e:  # noqa: BLE001 - a diverging simulation, a MuJoCo error: say it, exit 1
+        print(f"nereid: error: ros: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
