@@ -59,7 +59,7 @@ constexpr char kUsage[] =
     "      Scores zero thrust, random actions, the scripted PID and (station keeping) the MPC\n"
     "      on the same episodes of an RL task (episode k: seed S + k, default 10000).\n"
     "  nereid coefficients MESH.stl|MESH.obj|MODEL.xml [--body NAME] [--ref x,y,z|cb|cg|origin]\n"
-    "                      [--rho R] [--out FILE.json] [--write-model OUT.xml] [--units m|cm|mm]\n"
+    "                      [--rho R] [--out FILE.json] [--write-model FILE.xml] [--units m|cm|mm]\n"
     "                      [--scale S] [--frame flu|frd] [--max-panels N] [--submergence D]\n"
     "                      [--damping keep|guess] [--mass KG] [--cg-drop M]\n"
     "      Added mass (6x6, SNAME order, boundary elements with Capytaine, three refinements),\n"
