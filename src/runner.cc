@@ -16,6 +16,7 @@
 #include "nereid/kinematics.h"
 #include "nereid/output.h"
 #include "nereid/path.h"
+#include "nereid/plugins.h"
 #include "nereid/scenario.h"
 #include "nereid/vms.h"
 
@@ -134,6 +135,12 @@ std::vector<std::string> TrajectoryColumns(const mjModel* m) {
       columns.push_back(n + ".qd");
     }
   }
+  // plugin sensors (Nereid's marine sensors): <sensor>.<field>
+  for (int j = 0; j < m->nsensor; ++j) {
+    if (m->sensor_type[j] != mjSENS_PLUGIN) continue;
+    const std::string n = Name(m, mjOBJ_SENSOR, j);
+    for (const std::string& field : SensorFieldNames(m, j)) columns.push_back(n + "." + field);
+  }
   return columns;
 }
 
@@ -154,6 +161,11 @@ void TrajectoryRow(const mjModel* m, const mjData* d, std::vector<double>* row) 
       row->push_back(d->qpos[m->jnt_qposadr[j]]);
       row->push_back(d->qvel[m->jnt_dofadr[j]]);
     }
+  }
+  for (int j = 0; j < m->nsensor; ++j) {
+    if (m->sensor_type[j] != mjSENS_PLUGIN) continue;
+    const mjtNum* s = d->sensordata + m->sensor_adr[j];
+    row->insert(row->end(), s, s + m->sensor_dim[j]);
   }
 }
 

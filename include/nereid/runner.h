@@ -100,7 +100,8 @@ std::string FinalStateJson(const mjModel* m, const mjData* d);
 
 // Trajectory columns for a model: time, then per free-joint body
 // <body>.px .py .pz .qw .qx .qy .qz .vx .vy .vz .wx .wy .wz, then <joint>.q .qd per
-// hinge/slide joint.
+// hinge/slide joint, then <sensor>.<field> per plugin sensor (SensorFieldNames: Nereid's
+// marine sensors; the reading the step that ended at the row's time computed).
 std::vector<std::string> TrajectoryColumns(const mjModel* m);
 // One row of values in the order of TrajectoryColumns.
 void TrajectoryRow(const mjModel* m, const mjData* d, std::vector<double>* row);

@@ -1,0 +1,59 @@
+"""Nereid's sensor plugins from Python (docs/sensors.md): MuJoCo's data.sensor(name) reads
+them, and `nereid run` writes the same readings as trajectory.csv columns <sensor>.<field>.
+
+Run with PYTHONPATH set to the build's python/ folder, NEREID_MODEL_DIR to models/ and
+NEREID_CLI to the `nereid` command line (the comparison with `nereid run` is skipped
+without it).
+"""
+import csv
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import nereid
+
+CLI = os.environ.get("NEREID_CLI")
+FIELDS = {
+    "bar30": ["pressure", "depth"],
+    "imu": ["acc_x", "acc_y", "acc_z", "gyro_x", "gyro_y", "gyro_z", "heading"],
+    "dvl": ["vx", "vy", "vz", "status", "altitude"] + [f"range{i}" for i in range(4)]
+    + [f"radial{i}" for i in range(4)],
+    "usbl": ["x", "y", "z", "range", "bearing", "elevation", "valid"],
+}
+
+
+def test_data_sensor_reads_the_heavy_suite_by_name():
+    model, data = nereid.load(nereid.model_path("bluerov2_heavy_sensors"))
+    nereid.step(model, data, 400)  # 2 s
+    for name, fields in FIELDS.items():
+        assert data.sensor(name).data.shape == (len(fields),)
+    assert data.sensor("dvl").data[3] == 1  # bottom lock on the floor at 20 m
+    # the IMU reads gravity's reaction along its up axis: the buoyant Heavy, released at
+    # rest, still accelerates upwards a little, and the ICM-20602 defaults add a turn-on
+    # bias of 0.245 m/s^2 (standard deviation)
+    assert abs(data.sensor("imu").data[2] - 9.81) < 1.5
+    # depth from the Bar30 within its noise and resolution (a few mm) of the site's depth
+    z = data.site("bar30").xpos[2]
+    assert abs(data.sensor("bar30").data[1] - -z) < 0.02
+
+
+@pytest.mark.skipif(not CLI, reason="NEREID_CLI (the nereid command line) not set")
+def test_trajectory_columns_are_the_readings(tmp_path):
+    path = nereid.model_path("bluerov2_heavy_sensors")
+    out = tmp_path / "run"
+    done = subprocess.run([CLI, "run", path, "--duration", "0.5", "--out", str(out)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    with open(out / "trajectory.csv") as f:
+        rows = list(csv.reader(f))
+    header, values = rows[0], np.array(rows[1:], dtype=float)
+    columns = [f"{s}.{f}" for s, fields in FIELDS.items() for f in fields]
+    assert header[-len(columns):] == columns
+    # the same run from Python: every row's readings bit for bit (a row holds what the
+    # step that ended at its time computed)
+    model, data = nereid.load(path)
+    for k in range(1, len(values)):
+        nereid.step(model, data)
+        reading = np.concatenate([data.sensor(s).data for s in FIELDS])
+        assert np.array_equal(reading, values[k, -len(columns):]), k
