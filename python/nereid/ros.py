@@ -232,18 +232,21 @@ class Bridge:
         self.node = rclpy.create_node("nereid_bridge", namespace="/" + self.namespace if self.namespace else "/")
         self.log = self.node.get_logger()
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
-        clock_qos = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT, history=HistoryPolicy.KEEP_LAST,
+        # /clock: keep last 1, reliable (it matches rclcpp's ClockQoS, best effort, and reliable subscribers)
+        clock_qos = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST,
                                durability=DurabilityPolicy.VOLATILE)
-        self.qos = {"sensor": qos_profile_sensor_data, "command": reliable, "clock": clock_qos, "state": reliable}
+        # state topics: best effort (REP 2003's sensor data profile); in lock-step reliable, so that a
+        # client waiting for each period's state never misses one (best-effort subscribers still match)
+        state = reliable if self.mode == "lockstep" else qos_profile_sensor_data
         self.clock_pub = self.node.create_publisher(Clock, "/clock", clock_qos)
         self.rtf_pub = self.node.create_publisher(Float64, self._topic(None, "real_time_factor"), reliable)
         self.pubs = {}
         for v in self.vehicles:
             n = v.name
-            self.pubs[(n, "odom")] = self.node.create_publisher(Odometry, self._topic(n, "odom"), qos_profile_sensor_data)
+            self.pubs[(n, "odom")] = self.node.create_publisher(Odometry, self._topic(n, "odom"), state)
             if v.thrusters:
                 self.pubs[(n, "thrusters")] = self.node.create_publisher(
-                    Float64MultiArray, self._topic(n, "thrusters/state"), qos_profile_sensor_data)
+                    Float64MultiArray, self._topic(n, "thrusters/state"), state)
                 self.node.create_subscription(Float64MultiArray, self._topic(n, "thrusters/command"),
                                               self._on_array(v, "thrusters", len(v.thrusters)), reliable)
                 self.node.create_subscription(Float64MultiArray, self._topic(n, "thrusters/command_normalized"),
@@ -251,14 +254,14 @@ class Bridge:
                 self.node.create_subscription(WrenchStamped, self._topic(n, "wrench"), self._on_wrench(v), reliable)
             if v.joints:
                 self.pubs[(n, "joints")] = self.node.create_publisher(JointState, self._topic(n, "joint_states"),
-                                                                      qos_profile_sensor_data)
+                                                                      state)
             if v.joint_actuators:
                 self.node.create_subscription(Float64MultiArray, self._topic(n, "joint_commands"),
                                               self._on_array(v, "joints", len(v.joint_actuators)), reliable)
             for s, plugin, sname in v.sensors:
                 msg_type = _SENSOR_TYPES[plugin]()
                 self.pubs[(n, "sensor", s)] = self.node.create_publisher(msg_type, self._topic(n, sname),
-                                                                         qos_profile_sensor_data)
+                                                                         state)
 
     def _warn(self, text):
         self.log.warning(text)
@@ -376,9 +379,16 @@ class Bridge:
         from rclpy.executors import SingleThreadedExecutor
         from std_msgs.msg import Float64
         from . import step
+        from rclpy.executors import ExternalShutdownException
         executor = SingleThreadedExecutor()
         executor.add_node(self.node)
-        spinner = threading.Thread(target=executor.spin, daemon=True)
+
+        def spin():
+            try:
+                executor.spin()
+            except ExternalShutdownException:  # SIGINT/SIGTERM: rclpy shut the context down
+                pass
+        spinner = threading.Thread(target=spin, daemon=True)
         spinner.start()
         self.log.info(f"{len(self.vehicles)} vehicle(s): " + "; ".join(
             f"{v.name} ({len(v.thrusters)} thrusters, {len(v.joints)} joints, {len(v.sensors)} sensors)"
@@ -408,11 +418,14 @@ class Bridge:
                     self.rtf_pub.publish(Float64(data=float(rtf)))
                     self.log.info(f"t = {self.data.time:.2f} s, real-time factor {rtf:.2f}")
                     last_report_wall, last_report_sim = now, self.data.time
+        except Exception:  # noqa: BLE001 - a publish racing a signal's shutdown is a normal stop
+            if rclpy.ok():
+                raise
         finally:
             elapsed = time.monotonic() - wall0
             self.real_time_factor = (self.data.time - sim0) / elapsed if elapsed > 0 else float("inf")
-            self.log.info(f"stopped at t = {self.data.time:.3f} s after {steps} periods; "
-                          f"real-time factor {self.real_time_factor:.2f}")
+            print(f"nereid ros: stopped at t = {self.data.time:.3f} s after {steps} periods; "
+                  f"real-time factor {self.real_time_factor:.2f}", file=sys.stderr, flush=True)
             executor.shutdown(timeout_sec=1.0)
             spinner.join(timeout=2.0)
             self.node.destroy_node()

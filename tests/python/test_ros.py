@@ -1,0 +1,347 @@
+"""nereid.ros, the ROS 2 bridge (docs/ros.md): the bridge in a subprocess, this process a ROS 2
+client over Fast DDS on localhost (a domain id of its own per run). Odometry at its rate,
+thruster and wrench commands applied, malformed commands ignored, a client that disappears,
+lock-step equal to nereid.step with the same commands, the ENU/FLU frames, sensors, bad
+input and a missing rclpy. The ROS packages are requirements-ros.txt's (scripts/bootstrap.sh
+installs them; NEREID_SKIP_ROS=1 skips these tests, CI never does)."""
+import math
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import nereid
+from nereid import logs, ros
+
+try:
+    import rclpy
+    HAVE_ROS = True
+except ImportError:
+    HAVE_ROS = False
+
+if not HAVE_ROS and (os.environ.get("NEREID_SKIP_ROS") == "1" or not os.environ.get("CI")):
+    pytestmark = pytest.mark.skipif(True, reason="ROS 2 wheels not installed (pip install -r requirements-ros.txt; "
+                                    "scripts/bootstrap.sh installs them unless NEREID_SKIP_ROS=1)")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HEAVY = nereid.model_path("bluerov2_heavy")
+DOMAIN = str(1 + os.getpid() % 100)
+ENV = dict(os.environ, RMW_IMPLEMENTATION="rmw_fastrtps_cpp", ROS_DOMAIN_ID=DOMAIN,
+           ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST", ROS_LOCALHOST_ONLY="1", PYTHONUNBUFFERED="1")
+os.environ.update({k: ENV[k] for k in ("RMW_IMPLEMENTATION", "ROS_DOMAIN_ID", "ROS_AUTOMATIC_DISCOVERY_RANGE",
+                                       "ROS_LOCALHOST_ONLY")})
+NS = "/nereid/heavy/"
+
+
+def start_bridge(*args, path=HEAVY):
+    return subprocess.Popen([sys.executable, "-m", "nereid.ros", str(path), *map(str, args)], env=ENV,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def stop(proc):
+    if proc.poll() is None:
+        proc.terminate()
+    try:
+        out, _ = proc.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+    return out
+
+
+class Client:
+    """A ROS 2 node in this process, spun in a thread; keeps every message per topic."""
+
+    def __init__(self, name):
+        from rclpy.executors import SingleThreadedExecutor
+        if not rclpy.ok():
+            rclpy.init()
+        self.node = rclpy.create_node(name)
+        self.msgs = {}
+        self.lock = threading.Lock()
+        self.executor = SingleThreadedExecutor()
+        self.executor.add_node(self.node)
+        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
+        self.thread.start()
+
+    def listen(self, msg_type, topic, qos):
+        self.msgs[topic] = []
+
+        def keep(msg):
+            with self.lock:
+                self.msgs[topic].append((time.monotonic(), msg))
+        self.node.create_subscription(msg_type, topic, keep, qos)
+
+    def got(self, topic):
+        with self.lock:
+            return list(self.msgs[topic])
+
+    def wait(self, what, timeout=15.0):
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < timeout:
+            if what():
+                return True
+            time.sleep(0.01)
+        return False
+
+    def close(self):
+        self.executor.shutdown(timeout_sec=1.0)
+        self.thread.join(timeout=2.0)
+        self.node.destroy_node()
+
+
+def sensor_qos():
+    from rclpy.qos import qos_profile_sensor_data
+    return qos_profile_sensor_data
+
+
+def reliable():
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    return QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+
+
+def array(values):
+    from std_msgs.msg import Float64MultiArray
+    return Float64MultiArray(data=[float(v) for v in values])
+
+
+def stamp(msg):
+    return msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+
+
+# ---------------------------------------------------------------------------------------
+
+def test_frames_ned_to_enu():
+    """A vehicle heading east in NED (yaw 90 deg), moving forward at 0.5 m/s and descending at
+    0.2 m/s, at north 3, east 4, depth 2: in the ENU odometry it sits at (4, 3, -2), its
+    orientation is the identity (heading along +x, REP 103), its FLU body velocity is
+    (0.5, 0, -0.2); after a step it has moved along +x and down (-z)."""
+    model, data = nereid.load(HEAVY)
+    yaw = math.pi / 2
+    ned = np.array([[3.0, 4.0, 2.0, math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2)]])
+    pose = logs.pose_to_nereid("NED", ned)[0]            # the one conversion (nereid.logs)
+    data.qpos[0:7] = pose
+    v_flu = logs.body_vector_to_flu("NED", np.array([[0.5, 0.0, 0.2]]))[0]   # FRD w = +0.2: descending
+    data.qvel[0:3] = logs.quat_to_matrix(pose[None, 3:7])[0] @ v_flu        # free joint: world linear
+    data.qvel[3:6] = 0.0
+    p, q, lin, ang = ros.odometry_values(model, data, model.body("heavy").id)
+    np.testing.assert_allclose(p, [4.0, 3.0, -2.0], atol=1e-12)
+    np.testing.assert_allclose(abs(q[0]), 1.0, atol=1e-12)                # identity (either sign)
+    np.testing.assert_allclose(lin, [0.5, 0.0, -0.2], atol=1e-12)
+    np.testing.assert_allclose(ang, 0.0, atol=1e-12)
+    # a general heading: NED yaw psi is ENU yaw pi/2 - psi
+    psi = 0.3
+    data.qpos[3:7] = logs.pose_to_nereid("NED", np.array([[0, 0, 0, math.cos(psi / 2), 0, 0, math.sin(psi / 2)]]))[0, 3:7]
+    _, q, _, _ = ros.odometry_values(model, data, model.body("heavy").id)
+    enu_yaw = math.atan2(2 * (q[0] * q[3] + q[1] * q[2]), 1 - 2 * (q[2] ** 2 + q[3] ** 2))
+    assert enu_yaw == pytest.approx(math.pi / 2 - psi, abs=1e-12)
+    data.qpos[3:7] = pose[3:7]
+    nereid.step(model, data, nstep=20)
+    p2, _, _, _ = ros.odometry_values(model, data, model.body("heavy").id)
+    assert p2[0] - 4.0 > 0.04 and p2[2] + 2.0 < -0.015 and abs(p2[1] - 3.0) < 0.005
+
+
+def test_command_checks():
+    a, why = ros.check_command([1.0, 2.0], 2, "t")
+    assert why is None and list(a) == [1.0, 2.0]
+    assert "3 values, expected 2" in ros.check_command([1, 2, 3], 2, "t")[1]
+    assert "value 1 is nan" in ros.check_command([1, float("nan")], 2, "t")[1]
+    assert "value 0 is inf" in ros.check_command([float("inf"), 0], 2, "t")[1]
+
+
+@pytest.fixture(scope="module")
+def live():
+    """A real-time bridge (50 Hz) on the Heavy and a client subscribed to its topics."""
+    from nav_msgs.msg import Odometry
+    from rosgraph_msgs.msg import Clock
+    from std_msgs.msg import Float64MultiArray
+    proc = start_bridge("--rate", 50, "--duration", 60)
+    client = Client("test_client")
+    client.listen(Odometry, NS + "odom", sensor_qos())
+    client.listen(Float64MultiArray, NS + "thrusters/state", sensor_qos())
+    client.listen(Clock, "/clock", sensor_qos())
+    assert client.wait(lambda: len(client.got(NS + "odom")) > 5), stop(proc)
+    yield proc, client
+    client.close()
+    out = stop(proc)
+    print(out)
+
+
+def test_odometry_rate(live):
+    """Odometry at 50 Hz of simulated time in real time: over 2 s of wall time 100 +- 10
+    messages arrive, consecutive stamps 0.02 s apart; /clock runs with them."""
+    proc, client = live
+    n0 = len(client.got(NS + "odom"))
+    time.sleep(2.0)
+    got = client.got(NS + "odom")
+    assert 90 <= len(got) - n0 <= 110
+    stamps = np.array([stamp(m) for _, m in got[n0:]])
+    assert np.median(np.diff(stamps)) == pytest.approx(0.02, abs=1e-9)
+    assert len(client.got("/clock")) > 50
+    assert proc.poll() is None
+
+
+def test_thruster_commands_and_malformed(live):
+    """A malformed command (wrong length, NaN, infinite) is ignored with a warning and never
+    applied; a valid one is: the thruster state reports the commands and their thrusts."""
+    from geometry_msgs.msg import WrenchStamped
+    proc, client = live
+    pub = client.node.create_publisher(Float64MultiArrayType(), NS + "thrusters/command", reliable())
+    assert client.wait(lambda: pub.get_subscription_count() > 0)
+    for bad in ([1700.0] * 7, [1700.0] * 7 + [float("nan")], [float("inf")] + [1700.0] * 7):
+        pub.publish(array(bad))
+    time.sleep(0.3)
+    state = client.got(NS + "thrusters/state")[-1][1].data
+    assert list(state[:8]) == [1500.0] * 8                       # neutral still
+    cmd = [1500.0, 1500.0, 1500.0, 1500.0, 1700.0, 1300.0, 1300.0, 1700.0]
+    pub.publish(array(cmd))
+    assert client.wait(lambda: list(client.got(NS + "thrusters/state")[-1][1].data[:8]) == cmd, 3.0)
+    thrust = client.got(NS + "thrusters/state")[-1][1].data[8:]
+    assert thrust[4] > 5.0 and thrust[5] < -5.0                # T200 at 1700 / 1300 us
+    # a body wrench through the thrust allocation: surge force, the Heavy speeds up along +x (FLU)
+    wpub = client.node.create_publisher(WrenchStamped, NS + "wrench", reliable())
+    assert client.wait(lambda: wpub.get_subscription_count() > 0)
+    w = WrenchStamped()
+    w.wrench.force.x = 30.0
+    wpub.publish(w)
+    time.sleep(1.5)
+    u = client.got(NS + "odom")[-1][1].twist.twist.linear.x
+    assert u > 0.2
+    w.wrench.force.x = float("nan")
+    wpub.publish(w)
+    pub.publish(array([1500.0] * 8))
+    time.sleep(0.3)
+    assert proc.poll() is None
+
+
+def Float64MultiArrayType():
+    from std_msgs.msg import Float64MultiArray
+    return Float64MultiArray
+
+
+def test_client_disappearing(live):
+    """A second client process subscribes, publishes commands and is killed without a
+    goodbye: the bridge goes on publishing (the first client keeps receiving)."""
+    proc, client = live
+    code = textwrap.dedent(f"""
+        import os, time, rclpy
+        from std_msgs.msg import Float64MultiArray
+        from nav_msgs.msg import Odometry
+        from rclpy.qos import qos_profile_sensor_data
+        rclpy.init(); n = rclpy.create_node("doomed")
+        n.create_subscription(Odometry, "{NS}odom", lambda m: None, qos_profile_sensor_data)
+        p = n.create_publisher(Float64MultiArray, "{NS}thrusters/command", 10)
+        t0 = time.time()
+        while time.time() - t0 < 1.5:
+            p.publish(Float64MultiArray(data=[1500.0] * 8)); rclpy.spin_once(n, timeout_sec=0.05)
+        os._exit(0)
+    """)
+    doomed = subprocess.run([sys.executable, "-c", code], env=ENV, timeout=30, capture_output=True, text=True)
+    assert doomed.returncode == 0, doomed.stderr
+    n0 = len(client.got(NS + "odom"))
+    time.sleep(1.0)
+    assert len(client.got(NS + "odom")) - n0 > 35
+    assert proc.poll() is None
+
+
+def test_lockstep_equals_nereid_step():
+    """Lock-step at 20 Hz: the client sends 20 varying thruster commands, one per control
+    period after each odometry; the bridge's last odometry equals nereid.step's with the same
+    commands, through the same conversion, to 1e-12."""
+    from nav_msgs.msg import Odometry
+    from std_msgs.msg import Float64MultiArray
+    proc = start_bridge("--lockstep", "--rate", 20, "--namespace", "ls")
+    client = Client("lockstep_client")
+    topic = "/ls/heavy/odom"
+    client.listen(Odometry, topic, reliable())
+    pub = client.node.create_publisher(Float64MultiArray, "/ls/heavy/thrusters/command", reliable())
+    try:
+        assert client.wait(lambda: pub.get_subscription_count() > 0 and client.node.count_publishers(topic) > 0), \
+            stop(proc)
+        time.sleep(0.5)
+        k = np.arange(8)
+        cmds = [1500.0 + 250.0 * np.sin(0.4 * i + k) for i in range(20)]
+        for i, c in enumerate(cmds):
+            pub.publish(array(c))
+            assert client.wait(lambda: any(abs(stamp(m) - 0.05 * (i + 1)) < 1e-6 for _, m in client.got(topic)), 10), \
+                stop(proc)
+        last = [m for _, m in client.got(topic) if abs(stamp(m) - 1.0) < 1e-6][0]
+    finally:
+        client.close()
+        out = stop(proc)
+    model, data = nereid.load(HEAVY)
+    for c in cmds:
+        data.ctrl[:] = c
+        nereid.step(model, data, nstep=10)
+    p, q, lin, ang = ros.odometry_values(model, data, model.body("heavy").id)
+    pp = last.pose.pose
+    got = [pp.position.x, pp.position.y, pp.position.z, pp.orientation.w, pp.orientation.x, pp.orientation.y,
+           pp.orientation.z]
+    np.testing.assert_allclose(got, np.concatenate([p, q]), rtol=0, atol=1e-12)
+    tw = last.twist.twist
+    np.testing.assert_allclose([tw.linear.x, tw.linear.y, tw.linear.z, tw.angular.x, tw.angular.y, tw.angular.z],
+                               np.concatenate([lin, ang]), rtol=0, atol=1e-12)
+    assert np.linalg.norm(p - [0.0, 0.0, -2.0]) > 0.01, "the commands moved the vehicle"
+    assert "mode lockstep" in out
+
+
+def test_sensors(tmp_path):
+    """The Heavy with a Bar30 and an IMU (Nereid's sensor plugins, noise off): FluidPressure
+    is p_atm + rho g depth at the sensor, Imu's specific force is about +g up at rest."""
+    from sensor_msgs.msg import FluidPressure, Imu
+    xml = tmp_path / "heavy_sensors.xml"
+    xml.write_text(f"""<mujoco><include file="{HEAVY}"/>
+      <extension>
+        <plugin plugin="nereid.pressure"><instance name="bar30"><config key="site" value="bar30"/>
+          <config key="fluid_density" value="1000"/></instance></plugin>
+        <plugin plugin="nereid.imu"><instance name="imu"><config key="site" value="imu"/></instance></plugin>
+      </extension>
+      <sensor><plugin name="bar30" instance="bar30"/><plugin name="imu" instance="imu"/></sensor></mujoco>""")
+    env = dict(ENV, NEREID_EXACT_SENSORS="1")
+    proc = subprocess.Popen([sys.executable, "-m", "nereid.ros", str(xml), "--rate", "20", "--namespace", "sens",
+                             "--duration", "20"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    client = Client("sensor_client")
+    client.listen(FluidPressure, "/sens/heavy/bar30", sensor_qos())
+    client.listen(Imu, "/sens/heavy/imu", sensor_qos())
+    try:
+        ok = client.wait(lambda: len(client.got("/sens/heavy/bar30")) > 3 and len(client.got("/sens/heavy/imu")) > 3)
+    finally:
+        client.close()
+        out = stop(proc)
+    assert ok, out
+    p = client.got("/sens/heavy/bar30")[-1][1]
+    assert p.header.frame_id == "heavy/bar30"
+    assert 101325 + 1000 * 9.81 * 1.7 < p.fluid_pressure < 101325 + 1000 * 9.81 * 2.3   # about 2 m deep
+    imu = client.got("/sens/heavy/imu")[-1][1]
+    assert imu.linear_acceleration.z == pytest.approx(9.81, abs=0.5)
+    assert imu.orientation_covariance[0] == -1.0
+
+
+def run_cli(*args, env=ENV):
+    return subprocess.run([sys.executable, "-m", "nereid.ros", *map(str, args)], env=env, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_bad_input(tmp_path):
+    r = run_cli(HEAVY, "--rate", 500)
+    assert r.returncode == 1 and "above the physics rate 200 Hz" in r.stderr
+    r = run_cli(HEAVY, "--vehicle", "nope")
+    assert r.returncode == 1 and "no vehicle of that name (its vehicles: heavy)" in r.stderr
+    r = run_cli(tmp_path / "missing.xml")
+    assert r.returncode == 1 and "missing.xml" in r.stderr
+    r = run_cli(HEAVY, "--rate", "nan")
+    assert r.returncode == 1 and "--rate nan" in r.stderr
+
+
+def test_missing_rclpy(tmp_path):
+    """Without ROS 2's Python packages the bridge says how to install them and exits 1."""
+    (tmp_path / "rclpy.py").write_text("raise ImportError(\"No module named 'rclpy'\")\n")
+    env = dict(ENV, PYTHONPATH=str(tmp_path) + os.pathsep + ENV.get("PYTHONPATH", ""))
+    r = run_cli(HEAVY, env=env)
+    assert r.returncode == 1
+    assert "pip install -r requirements-ros.txt" in r.stderr and "nereid[ros]" in r.stderr
