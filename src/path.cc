@@ -122,15 +122,41 @@ PathFollower::PathFollower(Path path, CascadedPid controller, double acceptance_
     : PathFollower(std::move(path), std::move(controller),
                    ReferenceRule{ReferenceRule::Kind::kAcceptanceRadius, acceptance_radius, 0}, 0) {}
 
-PathFollower::PathFollower(Path path, CascadedPid controller, ReferenceRule rule, double sample_period)
-    : PathController(PathTracker(std::move(path), rule, sample_period)), controller_(std::move(controller)) {}
+void CommandDelay::Give(double t, const Eigen::VectorXd& command) {
+  if (latency_ <= 0) {
+    acting_ = command;
+    return;
+  }
+  queue_.emplace_back(t + latency_, command);
+}
+
+const Eigen::VectorXd& CommandDelay::At(double t, Eigen::Index n) {
+  // a command is due once its time is reached, to within a fraction of any time step
+  while (!queue_.empty() && queue_.front().first <= t + 1e-9) {
+    acting_ = std::move(queue_.front().second);
+    queue_.pop_front();
+  }
+  if (acting_.size() != n) acting_ = Eigen::VectorXd::Zero(n);
+  return acting_;
+}
+
+PathFollower::PathFollower(Path path, CascadedPid controller, ReferenceRule rule, double sample_period,
+                           double latency)
+    : PathController(PathTracker(std::move(path), rule, sample_period)),
+      controller_(std::move(controller)),
+      delay_(latency) {}
 
 void PathFollower::Update(const mjModel* m, mjData* d, int body, double dt) {
   const bool sampled = tracker_.Update(d, body);
   controller_.Update(m, d, tracker_.path().points[tracker_.target()], tracker_.path().orientation, dt);
+  if (delay_.latency() > 0) {  // the thrust computed now acts from t + latency
+    delay_.Give(d->time, controller_.thrust());
+    controller_.thrusters().SetCommands(m, d, delay_.At(d->time, controller_.thrust().size()));
+  }
   if (sampled) {
     log_times_.push_back(d->time);
-    log_thrust_.push_back(controller_.thrust());
+    log_thrust_.push_back(delay_.latency() > 0 ? delay_.At(d->time, controller_.thrust().size())
+                                               : controller_.thrust());
   }
 }
 

@@ -155,11 +155,12 @@ class VehicleMpc {
 // A path follower driven by VehicleMpc, run as seed 002 section 4.2 runs it: the pose is
 // sampled at `pose_rate` Hz, a plan is made every control period from the latest sample
 // with references x_k = path point (closest + lookahead + k), and its first input is held
-// until the next plan.
+// until the next plan; with a latency, a plan's input acts from its plan time + latency
+// (CommandDelay, include/nereid/path.h).
 class MpcPathFollower final : public PathController {
  public:
   MpcPathFollower(const Simulation& sim, int body, Path path, const MpcOptions& options,
-                  ReferenceRule rule, double pose_rate);
+                  ReferenceRule rule, double pose_rate, double latency = 0);
   ~MpcPathFollower() override;
   void Update(const mjModel* m, mjData* d, int body, double dt) override;
   std::string SummaryJson() const override;
@@ -178,6 +179,7 @@ class MpcPathFollower final : public PathController {
   double pose_period_, next_plan_ = 0;
   bool started_ = false;
   Eigen::VectorXd sampled_state_, held_thrust_;
+  CommandDelay delay_;
   std::vector<LogRow> log_;
   std::vector<std::string> warnings_;
 };

@@ -3,6 +3,7 @@
 #ifndef NEREID_PATH_H_
 #define NEREID_PATH_H_
 
+#include <deque>
 #include <string>
 #include <utility>
 #include <vector>
@@ -92,6 +93,27 @@ class PathTracker {
   TrackingReport report_;
 };
 
+// A fixed latency between a controller and its thrusters: a command given at time t acts
+// from t + latency until a later one is due (zero thrust before the first is due), as a
+// command computed from the pose sampled at t reaches the thrusters after the message and
+// solve delays of seed 002's ROS nodes (its section 7.1). Latency 0 passes every command
+// through at once.
+class CommandDelay {
+ public:
+  static constexpr double kMaxLatency = 10.0;  // s, the scenario key's bound
+  explicit CommandDelay(double latency = 0) : latency_(latency) {}
+  // Queues the command given at time t.
+  void Give(double t, const Eigen::VectorXd& command);
+  // The command acting at time t (calls in time order; zeros of size n before the first).
+  const Eigen::VectorXd& At(double t, Eigen::Index n);
+  double latency() const { return latency_; }
+
+ private:
+  double latency_;
+  std::deque<std::pair<double, Eigen::VectorXd>> queue_;
+  Eigen::VectorXd acting_;
+};
+
 // A controller that flies one vehicle along a path (the scenario's "controller": the
 // cascaded PID below, or the MPC of include/nereid/mpc.h).
 class PathController {
@@ -118,14 +140,17 @@ class PathController {
 class PathFollower final : public PathController {
  public:
   PathFollower(Path path, CascadedPid controller, double acceptance_radius = 0.1);
-  PathFollower(Path path, CascadedPid controller, ReferenceRule rule, double sample_period);
+  // latency: seconds from the computed thrust to the thrusters (CommandDelay); the PID
+  // runs at every step on the state of that step.
+  PathFollower(Path path, CascadedPid controller, ReferenceRule rule, double sample_period, double latency = 0);
 
   void Update(const mjModel* m, mjData* d, int body, double dt) override;
-  // dir/pid.csv: time and each thruster's thrust (N) at every pose sample
+  // dir/pid.csv: time and each thruster's thrust (N) acting at every pose sample
   void WriteLogs(const std::string& dir) const override;
 
  private:
   CascadedPid controller_;
+  CommandDelay delay_;
   std::vector<double> log_times_;
   std::vector<Eigen::VectorXd> log_thrust_;
 };

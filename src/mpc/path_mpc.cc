@@ -16,10 +16,11 @@
 namespace nereid {
 
 MpcPathFollower::MpcPathFollower(const Simulation& sim, int body, Path path, const MpcOptions& options,
-                                 ReferenceRule rule, double pose_rate)
+                                 ReferenceRule rule, double pose_rate, double latency)
     : PathController(PathTracker(std::move(path), rule, pose_rate > 0 ? 1.0 / pose_rate : 0.0)),
       mpc_(std::make_unique<VehicleMpc>(sim, body, options)),
-      pose_period_(pose_rate > 0 ? 1.0 / pose_rate : 0.0) {
+      pose_period_(pose_rate > 0 ? 1.0 / pose_rate : 0.0),
+      delay_(latency) {
   const double dt = sim.model()->opt.timestep;
   // the plans and pose samples fall on time steps
   auto on_steps = [&](double period, const char* what) {
@@ -62,10 +63,11 @@ void MpcPathFollower::Update(const mjModel* m, mjData* d, int body, double) {
                           "); holding the previous plan's input");
     }
     held_thrust_ = plan.thrust;
+    delay_.Give(d->time, held_thrust_);  // acts from d->time + latency
     plan.states.resize(0, 0);  // not kept in the log
     log_.push_back({d->time, std::move(plan)});
   }
-  mpc_->thrusters().SetCommands(m, d, held_thrust_);
+  mpc_->thrusters().SetCommands(m, d, delay_.At(d->time, held_thrust_.size()));
 }
 
 double NearestRankQuantile(std::vector<double> values, double q) {
@@ -134,7 +136,7 @@ std::vector<std::string> MpcPathFollower::warnings() const { return warnings_; }
 namespace {
 
 std::unique_ptr<PathController> MakeMpcFollower(const Simulation& sim, int body, const Scenario::Controller& c) {
-  return std::make_unique<MpcPathFollower>(sim, body, c.path, c.mpc, c.reference, c.pose_rate);
+  return std::make_unique<MpcPathFollower>(sim, body, c.path, c.mpc, c.reference, c.pose_rate, c.latency);
 }
 
 }  // namespace

@@ -101,6 +101,56 @@ TEST_CASE("zig-zag path: geometry, and the quay-wall scenario completes") {
   std::filesystem::remove_all(options.out_dir);
 }
 
+TEST_CASE("CommandDelay: a command given at t acts from t + latency, zero before the first") {
+  CommandDelay delay(0.1);
+  const Eigen::VectorXd a = Eigen::VectorXd::Constant(2, 1.0), b = Eigen::VectorXd::Constant(2, 2.0);
+  const double dt = 0.005;
+  std::vector<double> acting;
+  for (int k = 0; k <= 40; ++k) {  // a given at steps 0-19 (t < 0.1 s), b from step 20
+    const double t = k * dt;
+    delay.Give(t, t < 0.1 - 1e-12 ? a : b);
+    acting.push_back(delay.At(t, 2)[0]);
+  }
+  for (int k = 0; k < 20; ++k) CHECK(acting[static_cast<size_t>(k)] == 0.0);   // nothing due before 0.1 s
+  for (int k = 20; k < 40; ++k) CHECK(acting[static_cast<size_t>(k)] == 1.0);  // a, given 0.1 s earlier
+  CHECK(acting[40] == 2.0);                                                     // b from 0.2 s
+  CommandDelay none;  // latency 0: every command acts at once
+  none.Give(0, a);
+  CHECK(none.At(0, 2) == a);
+  none.Give(0.005, b);
+  CHECK(none.At(0.005, 2) == b);
+}
+
+TEST_CASE("a path follower's latency delays its thrust: zero first, then the delayed command") {
+  auto sim = Simulation::LoadFile(test::ModelPath("raybot/raybot.xml"));
+  auto twin = Simulation::LoadFile(test::ModelPath("raybot/raybot.xml"));
+  sim->Reset(0);
+  twin->Reset(0);
+  const int body = mj_name2id(sim->model(), mjOBJ_BODY, "raybot");
+  ZigZagSpec spec;
+  spec.strokes = 1;
+  const double latency = 0.05, dt = sim->model()->opt.timestep;
+  PathFollower delayed(ZigZagPath(spec), CascadedPid(*sim, body), ReferenceRule{}, 0, latency);
+  PathFollower direct(ZigZagPath(spec), CascadedPid(*twin, body), ReferenceRule{}, 0);
+  const int lag = static_cast<int>(std::lround(latency / dt));
+  const Eigen::Index nu = sim->model()->nu;
+  std::vector<Eigen::VectorXd> direct_ctrl;
+  for (int k = 0; k <= lag; ++k) {
+    delayed.Update(sim->model(), sim->data(), body, dt);
+    direct.Update(twin->model(), twin->data(), body, dt);
+    direct_ctrl.emplace_back(Eigen::Map<const Eigen::VectorXd>(twin->data()->ctrl, nu));
+    const Eigen::VectorXd ctrl = Eigen::Map<const Eigen::VectorXd>(sim->data()->ctrl, nu);
+    if (k < lag) {
+      CHECK(ctrl.isZero());
+    } else {  // the first command, computed at step 0 from the twin's state, acts now
+      CHECK(ctrl.isApprox(direct_ctrl[0], 1e-12));
+    }
+    sim->Step();
+    twin->Step();
+  }
+  CHECK_FALSE(direct_ctrl[0].isZero());
+}
+
 }  // TEST_SUITE
 }  // namespace
 }  // namespace nereid
