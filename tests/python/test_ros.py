@@ -322,26 +322,29 @@ def test_sensors(tmp_path):
     assert imu.orientation_covariance[0] == -1.0
 
 
-def run_cli(*args, env=ENV):
-    return subprocess.run([sys.executable, "-m", "nereid.ros", *map(str, args)], env=env, capture_output=True,
-                          text=True, timeout=60)
+def run_main(capsys, *args):
+    """The bridge's command line in this process: bad input is refused before any ROS node."""
+    code = ros.main([str(a) for a in args])
+    return code, capsys.readouterr().err
 
 
-def test_bad_input(tmp_path):
-    r = run_cli(HEAVY, "--rate", 500)
-    assert r.returncode == 1 and "above the physics rate 200 Hz" in r.stderr
-    r = run_cli(HEAVY, "--vehicle", "nope")
-    assert r.returncode == 1 and "no vehicle of that name (its vehicles: heavy)" in r.stderr
-    r = run_cli(tmp_path / "missing.xml")
-    assert r.returncode == 1 and "missing.xml" in r.stderr
-    r = run_cli(HEAVY, "--rate", "nan")
-    assert r.returncode == 1 and "--rate nan" in r.stderr
+def test_bad_input(tmp_path, capsys):
+    code, err = run_main(capsys, HEAVY, "--rate", 500)
+    assert code == 1 and "above the physics rate 200 Hz" in err
+    code, err = run_main(capsys, HEAVY, "--vehicle", "nope")
+    assert code == 1 and "no vehicle of that name (its vehicles: heavy)" in err
+    code, err = run_main(capsys, tmp_path / "missing.xml")
+    assert code == 1 and "missing.xml" in err
+    for flag, value in (("--rate", "nan"), ("--rate", "0"), ("--speed", "-1"), ("--duration", "inf")):
+        code, err = run_main(capsys, HEAVY, flag, value)
+        assert code == 1 and f"{flag} {value}" in err
+    code, err = run_main(capsys, HEAVY, "--namespace", "a b")
+    assert code == 1 and "--namespace 'a b'" in err
 
 
-def test_missing_rclpy(tmp_path):
+def test_missing_rclpy(monkeypatch, capsys):
     """Without ROS 2's Python packages the bridge says how to install them and exits 1."""
-    (tmp_path / "rclpy.py").write_text("raise ImportError(\"No module named 'rclpy'\")\n")
-    env = dict(ENV, PYTHONPATH=str(tmp_path) + os.pathsep + ENV.get("PYTHONPATH", ""))
-    r = run_cli(HEAVY, env=env)
-    assert r.returncode == 1
-    assert "pip install -r requirements-ros.txt" in r.stderr and "nereid[ros]" in r.stderr
+    monkeypatch.setitem(sys.modules, "rclpy", None)       # import rclpy -> ImportError
+    code, err = run_main(capsys, HEAVY)
+    assert code == 1
+    assert "pip install -r requirements-ros.txt" in err and "nereid[ros]" in err
