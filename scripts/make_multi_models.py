@@ -16,7 +16,7 @@ BLUEROV = dict(mass=7.31, inertia="0.114 0.167 0.204", volume=7.40e-3, cob="0 0 
                added_mass="2.6 18.5 13.3 0.054 0.0173 0.28",
                linear="0 0.26 0.19 0.895 0.287 4.64",
                quadratic="34.96 103.25 74.23 0.084 0.028 0.43", size="0.23 0.176 0.125")
-# Connector piece, seed 000 Table 2 (PARAMETERS.md section 1, reconstructed). Its mass
+# Connector piece, seed 000 Table 2 (reconstructed). Its mass
 # and inertia are not in the seed: ASSUMPTION 1.0 kg, 0.01 kg m^2, neutrally buoyant.
 CONNECTOR = dict(mass=1.0, inertia="0.01 0.01 0.01", volume=1.0e-3, cob="0 0 0",
                  added_mass="1.52 0.52 1.50 0.021 0.01 0.025", linear="0 0 0 0 0 0",
@@ -142,7 +142,7 @@ def main():
     half = 0.35  # ROV centres 0.7 m apart, the connector in the middle (ASSUMPTION)
     model("bluerov_pair", """
   Seed 000 (000_d4d7cdd2ca2280c2.txt) Section 3.3 / 4.2: two BlueROVs side by side joined
-  by the connector piece (Table 2, PARAMETERS.md section 1). ROV parameters as
+  by the connector piece (seed 000 Table 2). ROV parameters as
   models/bluerov/bluerov.xml. The spacing (0.7 m between ROV centres) and the connector's
   mass/inertia are ASSUMPTIONS (not in the seed).""",
           [vehicle("rov_left", f"0 {half} -2", **BLUEROV),

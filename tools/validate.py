@@ -615,20 +615,22 @@ def seed002(r, figdir):
     subprocess.run([sys.executable, str(ROOT / "tools" / "plot_path.py"), str(out), "raybot",
                     str(figdir / "seed002_quay_wall.png")], check=True, cwd=ROOT)
     s = json.load(open(out / "summary.json"))["tracking"]
-    return f"""## Seed 002: Raybot quay-wall zig-zag with the cascaded PID
+    return f"""## Seed 002: Nereid's quay-wall scenario with the cascaded PID
 
 Scenario `scenarios/raybot_quay_wall.json` (details and the reasons for each difference:
 [quay_wall.md](quay_wall.md)).
 
 ![seed 002](validation/seed002_quay_wall.png)
 
+This is Nereid's own quay-wall scenario, not Table 6.1's run: its path is shorter, with
+tighter corners, and its PID's reference rule is the acceptance radius (quay_wall.md).
+Table 6.1's path (the seed's zig-zag from its ref. [9]) and its PID row are in the next
+section, and the author's recorded run behind that row in "Seed 002 beside the author's
+recorded runs".
+
 | | MSE position | MSE rotation | completion time |
 |---|---|---|---|
-| seed 002 Table 6.1, cascaded PID (Gazebo + UUV Simulator) | 1.208e-3 | 1.931e-6 | 183.70 s |
-| Nereid (this run) | {s['mse_position_m2']:.3g} m² | {s['mse_rotation_rad2']:.3g} rad² | {s['completion_time_s']:.1f} s |
-
-The seed's path dimensions, error measure and units are not given; Nereid's path is
-shorter with tighter corners (quay_wall.md).
+| Nereid, `raybot_quay_wall.json` | {s['mse_position_m2']:.3g} m² | {s['mse_rotation_rad2']:.3g} rad² | {s['completion_time_s']:.1f} s |
 """
 
 
@@ -728,15 +730,19 @@ runs start 1 cm apart around the seed's offset start (y = 0.1 m, z = -1.9 m).
 
 - **Completion time follows num, as in the seed.** The references advance one path
   point per stage, so completion time grows with the number of points. In every
-  completed row Nereid's time is within {100 * max(time_gaps):.0f} % of the seed's.
+  completed row Nereid's time is within {100 * max(time_gaps):.1f} % of the seed's.
 - **Position MSE is lower in Nereid.** Depending on the run, it is {min(pos_ratios):.1f} to
   {max(pos_ratios):.0f} times lower.
   Nereid's plans act at once on a pose sampled at 50 Hz, with no solver delay. The seed
   applies each input after its solve time, in a loop unsynchronised with Gazebo
   (section 5.2).
-- **The horizon (runs 2 and 5-8) changes nothing in Nereid.** The seed blames its
-  large-N results (run 8) on the solve delay growing with N (section 7.1). Nereid has no
-  such delay, and its median solve time grows from {solve_by_n[min(solve_by_n)]:.0f} ms
+- **The horizon (runs 2 and 5-8) changes nothing in Nereid.** The seed (section 7.1)
+  explains its large-N results (run 8) in two steps: too much future reference information
+  is taken into account, which "will lead to longer solving times, which causes a larger
+  time delay between the time the current pose of the Raybot is attained and the thruster
+  inputs have been executed". Nereid's plans act at once, without that delay (a fixed
+  `latency` is tried below, in "Seed 002 beside the author's recorded runs"), and its
+  median solve time grows from {solve_by_n[min(solve_by_n)]:.0f} ms
   (N = {min(solve_by_n)}) to {solve_by_n[max(solve_by_n)]:.0f} ms (N = {max(solve_by_n)}).
 - **Rotation MSE is of the same order (1e-6 to 1e-5 rad²) in both.** Nereid's is higher
   in some rows and lower in others. The seed prediction model has no Coriolis terms, so
@@ -1036,10 +1042,12 @@ driven by PWM through the thrusters, with the autopilots, follow below. **Differ
 at 1700 and 1800 us Nereid's assembly does not settle to a straight steady speed: the
 speed of its centre of mass falls to zero every 0.7-1.4 s, i.e. the assembly turns over
 and the body-frame forces turn with it, while the seed's pair ran straight; the 1600 us
-run is straight at about 0.5 m/s. The likely cause is physical: the BlueROV's heave
-added mass (Z_wdot = 13.3 kg) far exceeds its surge added mass (X_udot = 2.6 kg), so the
-Munk moment (Z_wdot - X_udot) u^2 pitches a fast-moving assembly over once it exceeds the
-small restoring moment of BG = 0.02 m; in the seed's experiments a depth and attitude
+run is straight at about 0.5 m/s. The cause is the model, not an established property
+of the vehicles: with diagonal added mass and damping the BlueROV's heave added mass
+(Z_wdot = 13.3 kg) far exceeds its surge added mass (X_udot = 2.6 kg), so the Munk moment
+(Z_wdot - X_udot) u^2 pitches a fast-moving assembly over once it exceeds the small
+restoring moment of BG = 0.02 m, and the diagonal damping has no cross-coupled term (the
+pitch moment of the heave velocity, M_w, and the lift of the frame) that would oppose it; in the seed's experiments a depth and attitude
 controller held the pair in the horizontal plane (seed 000 section 3.3), which these
 scenarios do not model.
 """)
@@ -1098,10 +1106,12 @@ and {est[1800]:.2f} m at 1800 us (u: the upright speeds above); the simulated th
 are lower (the estimate leaves out the pitch and heave damping and the body-frame thrust,
 which turns the velocity with the vehicle), but they grow with speed in about the same
 way. The BG the models use, 0.02 m, is not a published value for seed 000's BlueROV: the seed gives no
-centre of buoyancy (PARAMETERS.md section 1), and models/bluerov/README.md (assumption 3) and
-scripts/make_multi_models.py take 0.02 m from the BlueROV2 Heavy of seed 003 section 6.1,
-whose CG sits 0.02 m below the body origin (r_g = (0, 0, 0.02) m, NED, "taken from the
-literature [24,25]") with the centre of buoyancy read at the origin. That is several times
+centre of buoyancy (its Table 3 of BlueROV parameters lists none), and models/bluerov/README.md (assumption 3) and
+scripts/make_multi_models.py take 0.02 m from the BlueROV2 Heavy model of Wu (2018), the
+thesis that seed 003 section 6.1 takes its vehicle parameters from ("taken from the
+literature [24,25]": r_g = (0, 0, 0.02) m, NED, the CG 0.02 m below the body origin, with
+the centre of buoyancy read at the origin) and that seed 002 cites for BlueROV parameters
+(its ref. [25]). That is several times
 too small to hold the pair passively at these speeds. The seed's pair did not need it to:
 seed 000 section 3.3 says the system was negatively buoyant and ran under the BlueROVs'
 built-in depth and attitude controllers ("to overcome the effects of the negative buoyancy

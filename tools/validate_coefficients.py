@@ -25,7 +25,7 @@ QUICK_RUNS = ["coefficients_sphere"]
 SEED002_B1 = [8.262, 19.43, 19.97, 0.28, 0.20, 0.23]
 SEED002_B2 = [5.5, 12.7, 14.57, 0.12, 0.12, 0.12]
 # seed 000 Table 2: the connection piece's added mass by WADAM (decimal points restored as
-# in reference/PARAMETERS.md section 1)
+# in the seed's table)
 SEED000_T2 = [1.52, 0.52, 1.50, 0.021, 0.01, 0.025]
 TERMS = ["X_u̇ (kg)", "Y_v̇ (kg)", "Z_ẇ (kg)", "K_ṗ (kg m²)", "M_q̇ (kg m²)", "N_ṙ (kg m²)"]
 
