@@ -79,7 +79,7 @@ fi
 # ROS 2 wheels for the bridge (nereid ros; requirements-ros.txt, about 35 s); NEREID_SKIP_ROS=1
 # skips them (tests/python/test_ros.py is then skipped)
 if [ "${NEREID_SKIP_ROS:-0}" != "1" ]; then
-  if ! "$PY" -c 'import rclpy, rmw_fastrtps_cpp, nav_msgs.msg, sensor_msgs.msg, geometry_msgs.msg, rosgraph_msgs.msg, std_msgs.msg, visualization_msgs.msg' 2>/dev/null; then
+  if ! "$PY" -c 'import rclpy, rmw_fastrtps_cpp, nav_msgs.msg, sensor_msgs.msg, geometry_msgs.msg, rosgraph_msgs.msg, std_msgs.msg, visualization_msgs.msg, mcap, mcap_ros2' 2>/dev/null; then
     say "pip install -r requirements-ros.txt"
     pip_install -r requirements-ros.txt
   else

@@ -174,7 +174,7 @@ class Bridge:
     (forever when 0) or on shutdown."""
 
     def __init__(self, path, *, rate=50.0, mode="realtime", speed=1.0, namespace="nereid", vehicle=None,
-                 duration=0.0, constraints=None, report_every=5.0):
+                 duration=0.0, constraints=None, report_every=5.0, mcap=None):
         _import_ros()
         import mujoco
         from . import load
@@ -208,6 +208,7 @@ class Bridge:
             owner, _ = _sensor_owner(m, s, self.vehicles)
             if owner is not None:
                 owner.sensors.append((s, plugin, _name(m, mujoco.mjtObj.mjOBJ_SENSOR, s)))
+        self.recorder = McapRecorder(mcap) if mcap else None
         self._lock = threading.Lock()
         self._pending = {}          # (vehicle name, kind) -> values, applied before the next period
         self._new_command = threading.Condition(self._lock)
@@ -263,6 +264,11 @@ class Bridge:
                 self.pubs[(n, "sensor", s)] = self.node.create_publisher(msg_type, self._topic(n, sname),
                                                                          state)
 
+    def _out(self, pub, msg):
+        pub.publish(msg)
+        if self.recorder is not None:
+            self.recorder.write(pub.topic_name, msg, self.data.time)
+
     def _warn(self, text):
         self.log.warning(text)
 
@@ -275,6 +281,8 @@ class Bridge:
             if why:
                 self._warn(why)
                 return
+            if self.recorder is not None:
+                self.recorder.write(self._topic(vehicle.name, topic), msg, self.data.time)
             with self._lock:
                 self._pending[(vehicle.name, kind)] = a
                 self._commands_seen += 1
@@ -289,6 +297,8 @@ class Bridge:
             if why:
                 self._warn(why)
                 return
+            if self.recorder is not None:
+                self.recorder.write(self._topic(vehicle.name, "wrench"), msg, self.data.time)
             with self._lock:
                 self._pending[(vehicle.name, "wrench")] = a
                 self._commands_seen += 1
@@ -327,7 +337,7 @@ class Bridge:
         m, d = self.model, self.data
         clock = Clock()
         self._stamp(clock.clock)
-        self.clock_pub.publish(clock)
+        self._out(self.clock_pub, clock)
         for v in self.vehicles:
             p, q, lin, ang = odometry_values(m, d, v.body)
             o = Odometry()
@@ -340,14 +350,14 @@ class Bridge:
              o.pose.pose.orientation.y, o.pose.pose.orientation.z) = map(float, q)
             o.twist.twist.linear.x, o.twist.twist.linear.y, o.twist.twist.linear.z = map(float, lin)
             o.twist.twist.angular.x, o.twist.twist.angular.y, o.twist.twist.angular.z = map(float, ang)
-            self.pubs[(v.name, "odom")].publish(o)
+            self._out(self.pubs[(v.name, "odom")], o)
             if v.thrusters:
                 a = Float64MultiArray()
                 n = len(v.thrusters)
                 a.layout.dim = [MultiArrayDimension(label="command,thrust", size=2, stride=2 * n),
                                 MultiArrayDimension(label="thruster", size=n, stride=n)]
                 a.data = [float(x) for x in d.ctrl[v.thrusters]] + [float(x) for x in d.actuator_force[v.thrusters]]
-                self.pubs[(v.name, "thrusters")].publish(a)
+                self._out(self.pubs[(v.name, "thrusters")], a)
             if v.joints:
                 js = JointState()
                 self._stamp(js.header.stamp)
@@ -355,12 +365,12 @@ class Bridge:
                 js.position = [float(d.qpos[m.jnt_qposadr[j]]) for j in v.joints]
                 js.velocity = [float(d.qvel[m.jnt_dofadr[j]]) for j in v.joints]
                 js.effort = [float(d.qfrc_actuator[m.jnt_dofadr[j]]) for j in v.joints]
-                self.pubs[(v.name, "joints")].publish(js)
+                self._out(self.pubs[(v.name, "joints")], js)
             for s, plugin, sname in v.sensors:
                 values = d.sensordata[m.sensor_adr[s]:m.sensor_adr[s] + m.sensor_dim[s]]
                 msg = _sensor_message(plugin, values, f"{v.name}/{sname}")
                 self._stamp(msg.header.stamp)
-                self.pubs[(v.name, "sensor", s)].publish(msg)
+                self._out(self.pubs[(v.name, "sensor", s)], msg)
 
     def _wait_for_command(self):
         """Lock-step: block until a command not yet applied arrives (or shutdown)."""
@@ -415,7 +425,7 @@ class Bridge:
                         now = time.monotonic()
                 if now - last_report_wall >= self.report_every:
                     rtf = (self.data.time - last_report_sim) / (now - last_report_wall)
-                    self.rtf_pub.publish(Float64(data=float(rtf)))
+                    self._out(self.rtf_pub, Float64(data=float(rtf)))
                     self.log.info(f"t = {self.data.time:.2f} s, real-time factor {rtf:.2f}")
                     last_report_wall, last_report_sim = now, self.data.time
         except Exception:  # noqa: BLE001 - a publish racing a signal's shutdown is a normal stop
@@ -428,8 +438,110 @@ class Bridge:
                   f"real-time factor {self.real_time_factor:.2f}", file=sys.stderr, flush=True)
             executor.shutdown(timeout_sec=1.0)
             spinner.join(timeout=2.0)
+            if self.recorder is not None:
+                self.recorder.close()
+                print(f"nereid ros: recorded {self.recorder.count} messages to {self.recorder.path}", file=sys.stderr)
             self.node.destroy_node()
             rclpy.try_shutdown()
+
+
+ROS_BUILTIN_TYPES = {"bool", "byte", "char", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32",
+                     "uint32", "int64", "uint64", "string", "wstring"}
+
+
+def message_definition(type_name):
+    """The ros2msg schema text of `type_name` ("nav_msgs/msg/Odometry"): its .msg file
+    followed by every type it uses, each after a line of '=' and "MSG: pkg/Type", as
+    rosbag2 writes MCAP schemas. The .msg files are found under PREFIX/share/PKG/msg for the
+    prefixes of $AMENT_PREFIX_PATH (a ROS installation) and this interpreter's (the wheels')."""
+    import site
+    prefixes = [p for p in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep) if p]
+    prefixes += [sys.prefix, sys.base_prefix, site.getuserbase()]
+
+    def text(full):
+        pkg, _, name = full.split("/")
+        for prefix in prefixes:
+            path = os.path.join(prefix, "share", pkg, "msg", name + ".msg")
+            if os.path.isfile(path):
+                with open(path, encoding="utf-8") as f:
+                    return f.read()
+        raise BridgeError(f"{full}: no {name}.msg under share/{pkg}/msg of {', '.join(prefixes)}")
+
+    def uses(full, body):
+        pkg = full.split("/")[0]
+        for line in body.splitlines():
+            words = line.split("#")[0].split()
+            if len(words) < 2:
+                continue
+            base = words[0].split("[")[0].split("<=")[0]
+            if base in ROS_BUILTIN_TYPES:
+                continue
+            parts = base.split("/")
+            yield f"{parts[0]}/msg/{parts[-1]}" if len(parts) > 1 else f"{pkg}/msg/{base}"
+
+    main_text = text(type_name)
+    out, seen, todo = [main_text.rstrip("\n")], {type_name}, list(uses(type_name, main_text))
+    while todo:
+        full = todo.pop(0)
+        if full in seen:
+            continue
+        seen.add(full)
+        body = text(full)
+        pkg, _, name = full.split("/")
+        out.append("=" * 80 + f"\nMSG: {pkg}/{name}\n" + body.rstrip("\n"))
+        todo.extend(uses(full, body))
+    return "\n".join(out) + "\n"
+
+
+class McapRecorder:
+    """Writes every message the bridge publishes or receives to an MCAP file (ROS 2 profile:
+    CDR messages, ros2msg schemas), stamped with the simulated time, readable by ROS 2's
+    tools (rosbag2's MCAP storage) and Foxglove without a ROS installation."""
+
+    def __init__(self, path):
+        try:
+            from mcap.writer import Writer
+        except ImportError as e:
+            raise BridgeError(f"--mcap needs the mcap package: pip install -r requirements-ros.txt ({e})") from None
+        self.path = str(path)
+        parent = os.path.dirname(os.path.abspath(self.path))
+        if not os.path.isdir(parent):
+            raise BridgeError(f"--mcap {self.path}: the folder {parent} does not exist")
+        if os.path.isdir(self.path):
+            raise BridgeError(f"--mcap {self.path}: is a folder; expected a file name")
+        try:
+            self.file = open(self.path, "wb")
+        except OSError as e:
+            raise BridgeError(f"--mcap {self.path}: cannot write: {e.strerror}") from None
+        self.writer = Writer(self.file)
+        self.writer.start(profile="ros2", library="nereid")
+        self.schemas, self.channels, self.count = {}, {}, 0
+        self.lock = threading.Lock()
+
+    def write(self, topic, msg, t):
+        from rclpy.serialization import serialize_message
+        data = serialize_message(msg)
+        ns = int(round(t * 1e9))
+        with self.lock:
+            if self.writer is None:
+                return
+            if topic not in self.channels:
+                mod = type(msg).__module__.split(".")             # nav_msgs.msg._odometry
+                name = f"{mod[0]}/msg/{type(msg).__name__}"
+                if name not in self.schemas:
+                    self.schemas[name] = self.writer.register_schema(
+                        name=name, encoding="ros2msg", data=message_definition(name).encode())
+                self.channels[topic] = self.writer.register_channel(
+                    topic=topic, message_encoding="cdr", schema_id=self.schemas[name])
+            self.writer.add_message(channel_id=self.channels[topic], log_time=ns, publish_time=ns, data=data)
+            self.count += 1
+
+    def close(self):
+        with self.lock:
+            if self.writer is not None:
+                self.writer.finish()
+                self.file.close()
+                self.writer = None
 
 
 def _joint_name(model, j):
@@ -518,12 +630,15 @@ def main(argv=None):
     p.add_argument("--duration", type=float, default=0.0, help="stop after this many simulated seconds "
                    "(default 0: until stopped)")
     p.add_argument("--constraints", choices=("mujoco", "uk"), default=None, help="as nereid.load's")
+    p.add_argument("--mcap", default=None, metavar="FILE", help="record every published and received message "
+                   "to FILE (MCAP, ROS 2 profile, simulated time)")
     args = p.parse_args(argv)
     mode = "lockstep" if args.lockstep else args.mode
     from . import Error
     try:
         bridge = Bridge(args.input, rate=args.rate, mode=mode, speed=args.speed, namespace=args.namespace,
-                        vehicle=args.vehicle, duration=args.duration, constraints=args.constraints)
+                        vehicle=args.vehicle, duration=args.duration, constraints=args.constraints,
+                        mcap=args.mcap)
     except (BridgeError, Error, OSError) as e:
         print(f"nereid: error: ros: {e}", file=sys.stderr)
         return 1

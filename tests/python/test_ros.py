@@ -348,3 +348,59 @@ def test_missing_rclpy(monkeypatch, capsys):
     code, err = run_main(capsys, HEAVY)
     assert code == 1
     assert "pip install -r requirements-ros.txt" in err and "nereid[ros]" in err
+
+
+def test_mcap_recording(tmp_path):
+    """--mcap in fast mode for 1 s at 50 Hz: 51 odometry, clock and thruster-state messages in
+    the file (ROS 2 profile, decoded through its own schemas by mcap-ros2-support), log times
+    the simulated times, the last pose nereid.step's to 1e-12."""
+    from mcap.reader import make_reader
+    from mcap_ros2.decoder import DecoderFactory
+    out = tmp_path / "run.mcap"
+    r = subprocess.run([sys.executable, "-m", "nereid.ros", HEAVY, "--mode", "fast", "--duration", "1",
+                        "--namespace", "rec", "--mcap", str(out)], env=ENV, capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "recorded 153 messages" in r.stderr
+    msgs = {}
+    with open(out, "rb") as f:
+        reader = make_reader(f, decoder_factories=[DecoderFactory()])
+        assert reader.get_header().profile == "ros2"
+        for schema, channel, message, decoded in reader.iter_decoded_messages():
+            msgs.setdefault(channel.topic, []).append((schema, message, decoded))
+    assert {k: len(v) for k, v in msgs.items()} == {"/clock": 51, "/rec/heavy/odom": 51,
+                                                    "/rec/heavy/thrusters/state": 51}
+    odom = msgs["/rec/heavy/odom"]
+    assert [m.log_time for _, m, _ in odom] == [20_000_000 * k for k in range(51)]
+    assert odom[0][0].name == "nav_msgs/msg/Odometry" and odom[0][0].encoding == "ros2msg"
+    model, data = nereid.load(HEAVY)
+    nereid.step(model, data, nstep=200)
+    p, q, _, _ = ros.odometry_values(model, data, model.body("heavy").id)
+    last = odom[-1][2].pose.pose
+    np.testing.assert_allclose([last.position.x, last.position.y, last.position.z, last.orientation.w],
+                               [p[0], p[1], p[2], q[0]], rtol=0, atol=1e-12)
+    assert odom[-1][2].child_frame_id == "heavy/base_link" and odom[-1][2].header.frame_id == "world"
+
+
+def test_bad_mcap_path(tmp_path, capsys):
+    code, err = run_main(capsys, HEAVY, "--mcap", tmp_path / "no" / "run.mcap")
+    assert code == 1 and "does not exist" in err
+    code, err = run_main(capsys, HEAVY, "--mcap", tmp_path)
+    assert code == 1 and "is a folder" in err
+
+
+def test_sensor_messages():
+    """The plugins' fields (docs/sensors.md) in the standard messages: a DVL without lock and
+    an acoustic fix without a fix flag their covariance -1; the altimeter without a return
+    reads +inf (REP 117); the acoustic fix goes into the ENU world as the odometry does."""
+    m = ros._sensor_message("nereid.dvl", [0.1, 0.2, 0.3, 1, 2.5] + [0.0] * 8, "v/dvl")
+    assert (m.twist.twist.linear.x, m.twist.twist.linear.y, m.twist.twist.linear.z) == (0.1, 0.2, 0.3)
+    assert m.twist.covariance[0] == 0.0
+    assert ros._sensor_message("nereid.dvl", [0.0] * 13, "v/dvl").twist.covariance[0] == -1.0
+    m = ros._sensor_message("nereid.acoustic", [3.0, 4.0, -2.0, 5.4, 0.9, -0.4, 1.0], "v/usbl")
+    p = m.pose.pose.position
+    assert (p.x, p.y, p.z) == pytest.approx((-4.0, 3.0, -2.0)) and m.header.frame_id == "world"
+    assert ros._sensor_message("nereid.acoustic", [0.0] * 7, "v/usbl").pose.covariance[0] == -1.0
+    assert ros._sensor_message("nereid.altimeter", [1.5, 1.0], "v/alt").range == 1.5
+    assert ros._sensor_message("nereid.altimeter", [-1.0, 0.0], "v/alt").range == math.inf
+    assert ros._sensor_message("nereid.pressure", [120000.0, 1.9], "v/p").fluid_pressure == 120000.0
