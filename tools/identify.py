@@ -22,17 +22,32 @@ import sys
 
 import numpy as np
 
-from nereid import logs, towing
-from nereid.logs import DOFS, LogError
-from nereid.towing import IdentifyError
-
-UNITS = {False: ("N", "m/s", "kg/m", "kg/s"), True: ("N m", "rad/s", "kg m^2", "kg m^2/s")}
-MAX_RUNS = 10000
-MAX_SPEEDS = 1000
+DOFS = ("surge", "sway", "heave", "roll", "pitch", "yaw")  # nereid.logs.DOFS
 
 
 class InputError(ValueError):
     pass
+
+
+# the nereid package is imported once the command line has been checked (_load_nereid): a
+# usage error costs no MuJoCo start-up
+logs = towing = None
+LogError = IdentifyError = InputError
+
+
+def _load_nereid():
+    global logs, towing, LogError, IdentifyError
+    try:
+        from nereid import logs, towing
+        from nereid.logs import LogError
+        from nereid.towing import IdentifyError
+    except ImportError as e:  # a package built for another MuJoCo, or not built: a message, not a traceback
+        raise InputError(f"cannot import the nereid package: {e}") from None
+    assert logs.DOFS == DOFS
+
+UNITS = {False: ("N", "m/s", "kg/m", "kg/s"), True: ("N m", "rad/s", "kg m^2", "kg m^2/s")}
+MAX_RUNS = 10000
+MAX_SPEEDS = 1000
 
 
 class _ArgError(Exception):
@@ -278,6 +293,8 @@ def rig(args):
         raise InputError(f"--speeds {args.speeds!r}: expected a comma-separated list of speeds")
     if len(speeds) > MAX_SPEEDS:
         raise InputError(f"--speeds: {len(speeds)} speeds (the limit is {MAX_SPEEDS})")
+    if not 0 <= args.seed < 2 ** 32:
+        raise InputError(f"--seed {args.seed}: expected 0..{2 ** 32 - 1}")
     if not 1 <= args.runs <= 100:
         raise InputError(f"--runs {args.runs}: expected 1..100")
     noise = _number(str(args.noise), "--noise", 0, 1e6)
@@ -308,8 +325,23 @@ def rig(args):
     print(f"wrote {len(runs)} {args.dof} runs into {args.out}")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with Nereid's usage-error form: the message first, then the usage; exit 2."""
+
+    def error(self, message):
+        usage = self.format_usage().removeprefix("usage: ")
+        sys.stderr.write(f"nereid: {self.prog.removeprefix('nereid ')}: {cut_long_words(message)}\nusage:\n{usage}")
+        sys.exit(2)
+
+
+def cut_long_words(text, limit=80):
+    """`text` with each word longer than `limit` characters cut (a huge argument must not make a
+    huge message), as the C++ command line's CutLongWords."""
+    return " ".join(w if len(w) <= limit else w[:limit - 20] + f"... ({len(w)} chars)" for w in text.split(" "))
+
+
 def build_parser():
-    p = argparse.ArgumentParser(prog="nereid identify", description=__doc__.split("\n")[0])
+    p = _Parser(prog="nereid identify", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     t = sub.add_parser("tow", help="damping from tow-test runs (seed 000 §4.1)")
     t.add_argument("runs", nargs="+", help="tow-run CSV files or folders of them (docs/logs.md)")
@@ -353,6 +385,16 @@ def main(argv=None):
     except SystemExit as e:
         return 2 if e.code else 0
     try:
+        if args.command == "rig":
+            if not 0 <= args.seed < 2 ** 32:
+                raise InputError(f"--seed {args.seed}: expected 0..{2 ** 32 - 1}")
+            if not 1 <= args.runs <= 100:
+                raise InputError(f"--runs {args.runs}: expected 1..100")
+            _number(str(args.hold), "--hold", 1.5, 600)
+        elif args.command == "free":
+            if not 1 <= args.max_evaluations <= 10000:
+                raise InputError(f"--max-evaluations {args.max_evaluations}: expected 1..10000")
+        _load_nereid()
         if args.command == "tow":
             if args.scale is not None:
                 _number(str(args.scale), "--scale", positive=True)
@@ -374,7 +416,7 @@ def main(argv=None):
             free(args)
         return 0
     except (InputError, LogError, IdentifyError) as e:
-        print(f"nereid: error: identify {args.command}: {e}", file=sys.stderr)
+        print(f"nereid: error: identify {args.command}: {cut_long_words(str(e))}", file=sys.stderr)
         return 1
 
 

@@ -70,6 +70,7 @@ _FLU_TO_SNAME = np.array([1, -1, -1, 1, -1, -1.0])
 
 
 def free(args):
+    replay_tool._load_nereid()
     log = logs.load_log(args.log)
     if log.commands is None or log.pose is None:
         raise InputError(f"{args.log}: identify free needs poses and cmd.<actuator> columns")

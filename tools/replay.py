@@ -22,14 +22,25 @@ import sys
 
 import numpy as np
 
-from nereid import kinematic_kf, logs
-from nereid.logs import LogError, quat_to_matrix
-
-MAX_DURATION_S = 3600.0
-
 
 class InputError(ValueError):
     pass
+
+
+# the nereid package is imported once the command line has been checked (_load_nereid)
+kinematic_kf = logs = None
+LogError = InputError
+
+
+def _load_nereid():
+    global kinematic_kf, logs, LogError
+    try:
+        from nereid import kinematic_kf, logs
+        from nereid.logs import LogError
+    except ImportError as e:  # a package built for another MuJoCo, or not built: a message, not a traceback
+        raise InputError(f"cannot import the nereid package: {e}") from None
+
+MAX_DURATION_S = 3600.0
 
 
 def dtw_mean_distance(a, b):
@@ -46,11 +57,13 @@ def dtw_mean_distance(a, b):
     return float(np.linalg.norm(a[i] - b[j], axis=1).mean())
 
 
-def measured_motion(log, q=kinematic_kf.DEFAULT_Q, r=kinematic_kf.DEFAULT_R):
+def measured_motion(log, q=None, r=None):
     """Body-origin positions, world velocities, body angular rates and yaw from the log's poses
     through the kinematic Kalman filter."""
     if log.pose is None:
         raise InputError(f"{log.path}: the log has no pose columns ({','.join(logs.POSE_COLUMNS)}): nothing to compare")
+    q = kinematic_kf.DEFAULT_Q if q is None else q
+    r = kinematic_kf.DEFAULT_R if r is None else r
     t = log.pose.t
     quat = log.pose.values[:, 3:7]
     p_body = log.body_positions()
@@ -266,15 +279,30 @@ def replay(args):
     return report
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with Nereid's usage-error form: the message first, then the usage; exit 2."""
+
+    def error(self, message):
+        usage = self.format_usage().removeprefix("usage: ")
+        sys.stderr.write(f"nereid: {self.prog.removeprefix('nereid ')}: {cut_long_words(message)}\nusage:\n{usage}")
+        sys.exit(2)
+
+
+def cut_long_words(text, limit=80):
+    """`text` with each word longer than `limit` characters cut (a huge argument must not make a
+    huge message), as the C++ command line's CutLongWords."""
+    return " ".join(w if len(w) <= limit else w[:limit - 20] + f"... ({len(w)} chars)" for w in text.split(" "))
+
+
 def build_parser():
-    p = argparse.ArgumentParser(prog="nereid replay", description=__doc__.split("\n")[0])
+    p = _Parser(prog="nereid replay", description=__doc__.split("\n")[0])
     p.add_argument("log")
     p.add_argument("--model", required=True)
     p.add_argument("--out", default="results/replay")
     p.add_argument("--body")
     p.add_argument("--max-offset", type=float, default=2.0)
-    p.add_argument("--kf-q", type=float, default=kinematic_kf.DEFAULT_Q)
-    p.add_argument("--kf-r", type=float, default=kinematic_kf.DEFAULT_R)
+    p.add_argument("--kf-q", type=float, default=0.1, help="white-jerk density (nereid.kinematic_kf.DEFAULT_Q)")
+    p.add_argument("--kf-r", type=float, default=1e-6, help="position noise variance, m^2 (DEFAULT_R)")
     p.add_argument("--initial-velocity", choices=("kf", "zero"), default="kf",
                    help="start from the filter's velocity (default) or at rest (a log that starts at rest)")
     p.add_argument("--no-plots", action="store_true")
@@ -292,15 +320,16 @@ def main(argv=None):
                             ("--kf-r", args.kf_r, 1e2)):
             if not (math.isfinite(x) and 0 < x <= hi):
                 raise InputError(f"{flag} {x!r}: expected a positive number up to {hi:g}")
+        _load_nereid()
         replay(args)
         return 0
     except (InputError, LogError) as e:
-        print(f"nereid: error: replay: {e}", file=sys.stderr)
+        print(f"nereid: error: replay: {cut_long_words(str(e))}", file=sys.stderr)
         return 1
     except Exception as e:  # nereid.Error from loading the model names the file, element and key
         import nereid
         if isinstance(e, nereid.Error):
-            print(f"nereid: error: replay: {e}", file=sys.stderr)
+            print(f"nereid: error: replay: {cut_long_words(str(e))}", file=sys.stderr)
             return 1
         raise
 

@@ -21,6 +21,7 @@ import csv
 import gzip
 import math
 import os
+import stat
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,6 +36,7 @@ COMMAND_UNITS = {"newton": None, "normalized": (-1.0, 1.0), "pwm_us": (500.0, 25
 DOFS = ("surge", "sway", "heave", "roll", "pitch", "yaw")
 ROTATIONAL = ("roll", "pitch", "yaw")
 MAX_ROWS = 10_000_000
+MAX_FILE_BYTES = 2 << 30
 MAX_COMMANDS = 64
 
 
@@ -147,9 +149,17 @@ def body_vector_to_flu(frame, v):
 def _read_table(path, magic):
     """Comment metadata, header and rows of a CSV file whose first line is `# magic: 1`."""
     try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):  # a folder, /dev/zero, a pipe
+            raise LogError(f"{path}: not a regular file")
+        if st.st_size > MAX_FILE_BYTES:
+            raise LogError(f"{path}: {st.st_size} bytes (the limit is {MAX_FILE_BYTES})")
         opener = gzip.open if str(path).endswith(".gz") else open  # a gzip-compressed log: name.csv.gz
         with opener(path, "rt", newline="", encoding="utf-8") as f:
-            lines = f.read().splitlines()
+            text = f.read(MAX_FILE_BYTES + 1)
+        if len(text) > MAX_FILE_BYTES:
+            raise LogError(f"{path}: more than {MAX_FILE_BYTES} characters uncompressed (the limit)")
+        lines = text.splitlines()
     except (OSError, EOFError, UnicodeDecodeError) as e:
         raise LogError(f"{path}: cannot read: {e}") from None
     if not lines or not lines[0].startswith(f"# {magic}:"):

@@ -65,17 +65,19 @@ constexpr char kUsage[] =
     "      Added mass (6x6, SNAME order, boundary elements with Capytaine, three refinements),\n"
     "      volume, centre of buoyancy and a first quadratic-drag guess from a mesh or an MJCF\n"
     "      body's geoms; --write-model puts them in a model (docs/own_vehicle.md).\n"
-    "  nereid identify tow RUNS... [--dof D] [--exclude [DOF=]LO:HI|[DOF=]SPEED] [--stationary T0:T1]\n"
-    "                  [--quadratic-only] [--scale LAMBDA] [--added-mass \"X Y Z K M N\"] [--out FILE.json]\n"
-    "                  [--plot FILE.png] [--model MODEL.xml --write-model OUT.xml]\n"
-    "      Damping from tow-test runs (docs/logs.md): stationary segments, fusion and the fit\n"
-    "      f = c1|u|u + c2 u with 95 % intervals (seed 000 4.1; docs/own_vehicle.md).\n"
-    "  nereid identify rig --dof D --speeds U1,U2,... --out DIR [--model MODEL.xml] [--runs N]\n"
-    "                  [--noise SIGMA] [--bias B] [--seed S] [--hold S] [--damping \"c1 c2\"]\n"
+    "  nereid identify tow RUNS... [--dof surge|sway|heave|roll|pitch|yaw] [--exclude RANGE]\n"
+    "                  [--stationary T0:T1] [--quadratic-only] [--scale LAMBDA] [--added-mass MASSES]\n"
+    "                  [--out FILE.json] [--plot FILE.png] [--model MODEL.xml] [--write-model FILE.xml]\n"
+    "      Damping from tow-test runs (files or folders; docs/logs.md): stationary segments,\n"
+    "      fusion and the fit f = c1|u|u + c2 u with 95 % intervals (seed 000 4.1). RANGE is\n"
+    "      [DOF=]LO:HI or [DOF=]SPEED; MASSES six added masses for seed 000's extrapolation.\n"
+    "  nereid identify rig --dof surge|sway|heave|roll|pitch|yaw --speeds SPEEDS --out DIR\n"
+    "                  [--model MODEL.xml] [--runs N] [--noise SIGMA] [--bias B] [--seed N] [--hold S]\n"
+    "                  [--damping C1C2]\n"
     "      Simulated tow tests: writes tow runs of the model towed through a carriage.\n"
-    "  nereid identify free LOG.csv --model MODEL.xml [--dofs surge,...] [--initial-velocity kf|zero]\n"
-    "                  [--out FILE.json] [--write-model OUT.xml]\n"
-    "      Damping from a free-running trial log by an output-error fit.\n"
+    "  nereid identify free LOG.csv --model MODEL.xml [--dofs DOFS] [--initial-velocity kf|zero]\n"
+    "                  [--time-offset DT] [--max-evaluations N] [--out FILE.json] [--write-model FILE.xml]\n"
+    "      Damping from a free-running trial log by an output-error fit (docs/own_vehicle.md).\n"
     "  nereid replay LOG.csv --model MODEL.xml|SCENARIO.json [--out DIR] [--body NAME] [--max-offset S]\n"
     "                [--kf-q Q] [--kf-r R] [--initial-velocity kf|zero] [--no-plots]\n"
     "      Drives the model with a trial log's commands and compares with its poses: time\n"
@@ -227,6 +229,9 @@ void PrintCostRatios(const nereid::BenchReport& report) {
               report.Ratio("bluerov2_heavy/nereid_mujoco_motors", "bluerov2_heavy/nereid_no_thrusters"));
   std::printf("  ratio nereid_full / nereid_mujoco_motors: %.3f (the thruster plugin against MuJoCo's motor)\n",
               report.Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_mujoco_motors"));
+  std::printf("  ratio nereid_full_sensors / nereid_full: %.3f (the Heavy's sensor suite: pressure, IMU, DVL, "
+              "acoustic fix; target <= 1.05)\n",
+              report.Ratio("bluerov2_heavy/nereid_full_sensors", "bluerov2_heavy/nereid_full"));
   std::string line;
   for (int n : {2, 4, 8, 16, 32}) {
     const double r = report.Ratio("uk_chain/" + std::to_string(n) + "/uk", "uk_chain/" + std::to_string(n) + "/weld");

@@ -619,7 +619,7 @@ def xml_coverage(models, source):
 NUMBER_CLASSES = [("nan", "nan"), ("inf", "inf"), ("-inf", "-inf"), ("negative", "-1"), ("zero", "0"),
                   ("huge", "1e300"), ("2^63", "9223372036854775808"), ("2^64", "18446744073709551616"),
                   ("non-number", "abc")]
-ZERO_IS_FINE = {("baselines", "--seed")}
+ZERO_IS_FINE = {("baselines", "--seed"), ("identify rig", "--seed")}
 # more texts for the random cases: (text, known bad?) (None: either)
 MORE_NUMBERS = [("NaN", True), ("-nan", True), ("Infinity", True), ("1e400", True), ("-1e300", True),
                 ("-9223372036854775809", True), ("1e", True), ("--", True), ("", True), ("0x10", None),
@@ -647,10 +647,21 @@ COMMAND_BASES = {
                  "env": {"NEREID_VALIDATE_SCRIPT": "@CASE@/stub.py"}, "setup": [("file", "stub.py", VALIDATE_STUB)]},
     "coefficients": {"input": "@SOURCE@/models/example_vehicle/hull.stl",
                      "flags": {"--max-panels": "40", "--out": "@CASE@/out.json"}, "slow": True},
+    # identify and replay run simulations and fits (seconds): only values refused before the work
+    "identify tow": {"input": "@SOURCE@/examples/logs/tow", "flags": {"--out": "@CASE@/out.json"}, "slow": True},
+    "identify rig": {"input": None, "flags": {"--dof": "surge", "--speeds": "0.5", "--runs": "1", "--hold": "2",
+                                              "--out": "@CASE@/out"}, "slow": True},
+    "identify free": {"input": "@SOURCE@/examples/logs/trial.csv",
+                      "flags": {"--model": "@SOURCE@/models/bluerov/bluerov.xml", "--max-evaluations": "1"},
+                      "slow": True},
+    "replay": {"input": "@SOURCE@/examples/logs/trial.csv",
+               "flags": {"--model": "@SOURCE@/models/bluerov/bluerov.xml", "--out": "@CASE@/out", "--no-plots": None},
+               "slow": True},
     "bench": {"input": None, "flags": {"--steps": "1", "--samples": "1", "--no-rl": None, "--no-mpc": None,
                                        "--out": "@CASE@/out/bench.json"}, "slow": True},
 }
 HELP_COMMAND_RE = re.compile(r"^  nereid (\w+)(.*)$")
+SUBCOMMANDS = {"identify"}  # commands whose first word names a subcommand: "identify tow", ...
 HELP_FLAG_RE = re.compile(r"\[(--[\w-]+)(?:[ =]([^\[\]]+?))?\s*(?=[\[\]])")
 
 
@@ -665,6 +676,9 @@ def read_cli_commands(nereid):
         if m:
             current = m.group(1)
             rest = m.group(2).strip()
+            if current in SUBCOMMANDS and rest:
+                sub = rest.split()[0]
+                current, rest = f"{current} {sub}", rest[len(sub):].strip()
             positional = rest.split()[0] if rest and not rest.startswith("[") else None
             commands[current] = {"positional": positional, "flags": []}
         elif current and re.match(r"^\s+\[", line):
@@ -778,7 +792,7 @@ def cli_case_parts(command, base, fuzzed):
             tail[:0] = [flag, flag]
         else:
             tail[:0] = [flag, value] if value is not None else [flag]
-    argv = ["@NEREID@", command] + ([positional] if positional is not None else [])
+    argv = ["@NEREID@", *command.split()] + ([positional] if positional is not None else [])
     for f, v in flags.items():
         argv += [f] if v is None else [f, v]
     return argv + tail, setup, dict(base.get("env", {}))
