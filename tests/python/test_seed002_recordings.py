@@ -2,6 +2,7 @@
 and the seed's own error measure (tools/seed002_measure.py): Table 6.1's PID row
 (1.208e-3, 1.931e-6, 183.70 s; seed 002 Table 6.1, computed by the author's
 exp2_pid_mpc/plot_graphs_2.py) comes back from the recording to every printed digit."""
+import os
 import pathlib
 import sys
 
@@ -108,3 +109,19 @@ def test_a_gzip_log_reads_as_its_plain_text(tmp_path):
     bad.write_bytes(gzip.compress(plain.read_bytes())[:200])  # truncated
     with pytest.raises(ValueError, match="broken.csv.gz: cannot read"):
         load_log(str(bad))
+
+
+@pytest.mark.parametrize("controller,latency", [("pid_table61", -0.1), ("pid_table61", "0.1"), ("mpc_run2", 10.5)])
+def test_a_latency_out_of_range_is_refused_naming_the_key(tmp_path, controller, latency):
+    import json
+    import subprocess
+    cli = os.environ.get("NEREID_CLI", str(ROOT / "build" / "nereid"))
+    scenario = json.loads((ROOT / "scenarios" / "seed002" / f"{controller}.json").read_text())
+    scenario["model"] = str(ROOT / "models" / "raybot" / "raybot.xml")
+    scenario["controller"]["latency"] = latency
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(scenario))
+    done = subprocess.run([cli, "run", str(path), "--out", str(tmp_path / "out")], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 1
+    assert "/controller/latency" in done.stderr and "Traceback" not in done.stderr, done.stderr
