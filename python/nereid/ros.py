@@ -214,6 +214,10 @@ class Bridge:
         self._new_command = threading.Condition(self._lock)
         self._commands_seen = 0
         self._consumed = 0
+        self._paused, self._step_requests, self._reset_requested = False, 0, False
+        # what a reset restores: MuJoCo's integration state (physics, controls, plugin state)
+        self._initial_state = np.empty(mujoco.mj_stateSize(m, mujoco.mjtState.mjSTATE_INTEGRATION))
+        mujoco.mj_getState(m, self.data, self._initial_state, mujoco.mjtState.mjSTATE_INTEGRATION)
         self._make_node()
 
     # -- ROS objects ---------------------------------------------------------------------
@@ -241,6 +245,10 @@ class Bridge:
         state = reliable if self.mode == "lockstep" else qos_profile_sensor_data
         self.clock_pub = self.node.create_publisher(Clock, "/clock", clock_qos)
         self.rtf_pub = self.node.create_publisher(Float64, self._topic(None, "real_time_factor"), reliable)
+        from std_msgs.msg import Bool, Empty, UInt32
+        self.node.create_subscription(Bool, self._topic(None, "pause"), self._on_pause, reliable)
+        self.node.create_subscription(UInt32, self._topic(None, "step"), self._on_step, reliable)
+        self.node.create_subscription(Empty, self._topic(None, "reset"), self._on_reset, reliable)
         self.pubs = {}
         for v in self.vehicles:
             n = v.name
@@ -263,6 +271,9 @@ class Bridge:
                 msg_type = _SENSOR_TYPES[plugin]()
                 self.pubs[(n, "sensor", s)] = self.node.create_publisher(msg_type, self._topic(n, sname),
                                                                          state)
+                if plugin == "nereid.dvl":
+                    self.pubs[(n, "beams", s)] = self.node.create_publisher(
+                        Float64MultiArray, self._topic(n, sname + "/beams"), state)
 
     def _out(self, pub, msg):
         pub.publish(msg)
@@ -371,6 +382,12 @@ class Bridge:
                 msg = _sensor_message(plugin, values, f"{v.name}/{sname}")
                 self._stamp(msg.header.stamp)
                 self._out(self.pubs[(v.name, "sensor", s)], msg)
+                if plugin == "nereid.dvl":  # per-beam ranges and radial velocities (docs/ros.md)
+                    b = Float64MultiArray()
+                    b.layout.dim = [MultiArrayDimension(label="range,radial", size=2, stride=8),
+                                    MultiArrayDimension(label="beam", size=4, stride=4)]
+                    b.data = [float(x) for x in values[5:13]]
+                    self._out(self.pubs[(v.name, "beams", s)], b)
 
     def _wait_for_command(self):
         """Lock-step: block until a command not yet applied arrives (or shutdown)."""
@@ -383,6 +400,53 @@ class Bridge:
                 if waited >= self.report_every:
                     self.log.info(f"lock-step: waiting for a command at t = {self.data.time:.3f} s")
                     waited = 0.0
+
+    def _control_pending(self):
+        with self._lock:
+            return self._paused or self._reset_requested or self._step_requests > 0
+
+    def _control(self):
+        """Pause, step and reset (the control topics). Returns True when one control period is
+        to be stepped now, False when paused with nothing to step (after a short wait)."""
+        import mujoco
+        from . import forward
+        with self._lock:
+            reset, self._reset_requested = self._reset_requested, False
+            if reset:
+                self._pending = {}
+                self._consumed = self._commands_seen
+        if reset:
+            mujoco.mj_setState(self.model, self.data, self._initial_state, mujoco.mjtState.mjSTATE_INTEGRATION)
+            forward(self.model, self.data)
+            self.log.info(f"reset to the initial state (t = {self.data.time:g} s)")
+            self.publish()
+        with self._new_command:
+            if self._step_requests > 0:
+                self._step_requests -= 1
+                return True
+            if not self._paused:
+                return False
+            self._new_command.wait(timeout=0.1)
+            return False
+
+    def _on_pause(self, msg):
+        with self._lock:
+            self._paused = bool(msg.data)
+            self._new_command.notify_all()
+        self.log.info("paused" if msg.data else "resumed")
+
+    def _on_step(self, msg):
+        with self._lock:
+            if self._paused:
+                self._step_requests += int(msg.data)
+                self._new_command.notify_all()
+        if not self._paused:
+            self._warn(f"{self._topic(None, 'step')}: {msg.data} periods asked while running; ignored (pause first)")
+
+    def _on_reset(self, _msg):
+        with self._lock:
+            self._reset_requested = True
+            self._new_command.notify_all()
 
     def run(self):
         import rclpy
@@ -403,15 +467,21 @@ class Bridge:
         self.log.info(f"{len(self.vehicles)} vehicle(s): " + "; ".join(
             f"{v.name} ({len(v.thrusters)} thrusters, {len(v.joints)} joints, {len(v.sensors)} sensors)"
             for v in self.vehicles) + f"; publishing at {self.rate:g} Hz, mode {self.mode}")
-        wall0, sim0 = time.monotonic(), self.data.time
-        last_report_wall, last_report_sim = wall0, sim0
+        wall0 = time.monotonic()
+        pace_wall, pace_steps = wall0, 0        # real-time pacing restarts after a pause or a reset
+        last_report_wall, last_report_steps = wall0, 0
         steps = 0
         try:
             self.publish()
             while rclpy.ok():
-                if self.duration and self.data.time - sim0 >= self.duration - 1e-9:
+                if self.duration and steps * self.period >= self.duration - 1e-9:
                     break
-                if self.mode == "lockstep":
+                if self._control_pending():
+                    stepping = self._control()
+                    pace_wall, pace_steps = time.monotonic(), steps
+                    if not stepping:           # paused with nothing to step, or just reset: look again
+                        continue
+                elif self.mode == "lockstep":
                     self._wait_for_command()
                 self._apply_pending()
                 step(self.model, self.data, nstep=self.nper)
@@ -419,21 +489,21 @@ class Bridge:
                 self.publish()
                 now = time.monotonic()
                 if self.mode == "realtime":
-                    target = wall0 + (self.data.time - sim0) / self.speed
+                    target = pace_wall + (steps - pace_steps) * self.period / self.speed
                     if target > now:
                         time.sleep(target - now)
                         now = time.monotonic()
                 if now - last_report_wall >= self.report_every:
-                    rtf = (self.data.time - last_report_sim) / (now - last_report_wall)
+                    rtf = (steps - last_report_steps) * self.period / (now - last_report_wall)
                     self._out(self.rtf_pub, Float64(data=float(rtf)))
                     self.log.info(f"t = {self.data.time:.2f} s, real-time factor {rtf:.2f}")
-                    last_report_wall, last_report_sim = now, self.data.time
+                    last_report_wall, last_report_steps = now, steps
         except Exception:  # noqa: BLE001 - a publish racing a signal's shutdown is a normal stop
             if rclpy.ok():
                 raise
         finally:
             elapsed = time.monotonic() - wall0
-            self.real_time_factor = (self.data.time - sim0) / elapsed if elapsed > 0 else float("inf")
+            self.real_time_factor = steps * self.period / elapsed if elapsed > 0 else float("inf")
             print(f"nereid ros: stopped at t = {self.data.time:.3f} s after {steps} periods; "
                   f"real-time factor {self.real_time_factor:.2f}", file=sys.stderr, flush=True)
             executor.shutdown(timeout_sec=1.0)

@@ -404,3 +404,42 @@ def test_sensor_messages():
     assert ros._sensor_message("nereid.altimeter", [1.5, 1.0], "v/alt").range == 1.5
     assert ros._sensor_message("nereid.altimeter", [-1.0, 0.0], "v/alt").range == math.inf
     assert ros._sensor_message("nereid.pressure", [120000.0, 1.9], "v/p").fluid_pressure == 120000.0
+
+
+def test_pause_step_reset():
+    """/NS/pause (Bool) stops the clock, /NS/step (UInt32) then advances exactly that many
+    control periods, /NS/reset (Empty) puts back the loaded state (t = 0, the start pose)."""
+    from nav_msgs.msg import Odometry
+    from std_msgs.msg import Bool, Empty, UInt32
+    proc = start_bridge("--rate", 50, "--namespace", "ctl", "--duration", 60)
+    client = Client("control_client")
+    topic = "/ctl/heavy/odom"
+    client.listen(Odometry, topic, sensor_qos())
+    pause = client.node.create_publisher(Bool, "/ctl/pause", reliable())
+    stepper = client.node.create_publisher(UInt32, "/ctl/step", reliable())
+    reset = client.node.create_publisher(Empty, "/ctl/reset", reliable())
+    thrust = client.node.create_publisher(Float64MultiArrayType(), "/ctl/heavy/thrusters/command", reliable())
+    try:
+        assert client.wait(lambda: len(client.got(topic)) > 10 and reset.get_subscription_count() > 0), stop(proc)
+        thrust.publish(array([1700.0] * 4 + [1500.0] * 4))
+        pause.publish(Bool(data=True))
+        time.sleep(0.5)
+        n = len(client.got(topic))
+        t_paused = stamp(client.got(topic)[-1][1])
+        time.sleep(0.5)
+        assert len(client.got(topic)) == n                           # nothing while paused
+        stepper.publish(UInt32(data=3))
+        assert client.wait(lambda: len(client.got(topic)) >= n + 3, 5)
+        time.sleep(0.3)
+        assert [stamp(m) for _, m in client.got(topic)[n:]] == pytest.approx(
+            [t_paused + 0.02 * k for k in (1, 2, 3)], abs=1e-9)
+        reset.publish(Empty())
+        assert client.wait(lambda: stamp(client.got(topic)[-1][1]) == 0.0, 5)
+        p = client.got(topic)[-1][1].pose.pose.position
+        assert (p.x, p.y, p.z) == (0.0, 0.0, -2.0)
+        pause.publish(Bool(data=False))
+        assert client.wait(lambda: stamp(client.got(topic)[-1][1]) > 0.2, 5)
+    finally:
+        client.close()
+        out = stop(proc)
+    assert "reset to the initial state" in out and "paused" in out
