@@ -26,7 +26,11 @@ void App::Render(int width, int height) {
     for (int k = 0; k < 3; ++k) cam_.lookat[k] = mass > 0 ? center[k] / mass : d->xpos[3 * vehicle_ + k];
   }
   mjv_updateScene(m, d, &opt_, nullptr, &cam_, mjCAT_ALL, &scn_);
-  if (scenery_on_) AddScenery(m, scenery_, cam_.lookat, &scn_);
+  if (scenery_on_) {
+    AddScenery(m, scenery_, cam_.lookat, &scn_);
+  } else {
+    HideSceneGeoms(m, &scn_);
+  }
   AddOverlays(m, d, *sim_, vehicle_, overlays_, scales_, &scn_);
   if (overlays_[static_cast<size_t>(Overlay::kDepth)] && vehicle_ >= 0) {
     const Vec3 at(d->xpos[3 * vehicle_], d->xpos[3 * vehicle_ + 1], d->xpos[3 * vehicle_ + 2]);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace nereid::viewer {
 namespace {
@@ -52,6 +53,7 @@ Scenery Scenery::For(const mjModel* m, const Scenario* scenario) {
   s.seabed_z = ModelFloor(m);
   if (scenario) {
     s.wall = scenario->scene.wall;
+    s.wall_in_model = s.wall && scenario->scene.solid && mj_name2id(m, mjOBJ_GEOM, "scene_wall") >= 0;
     if (scenario->scene.seabed_depth) s.seabed_z = -*scenario->scene.seabed_depth;
   }
   return s;
@@ -73,7 +75,7 @@ void AddScenery(const mjModel* m, const Scenery& scenery, const double center[3]
     g->emission = 0.5f;  // bright from below, as the sky through the surface
     g->specular = 0.6f;
   }
-  if (scenery.wall) {
+  if (scenery.wall && !scenery.wall_in_model) {
     const Scenario::Scene::Wall& w = *scenery.wall;
     const double bottom = std::min(scenery.WallBottom(), w.top - 0.01);
     const mjtNum size[3] = {w.thickness / 2, (w.y_max - w.y_min) / 2, (w.top - bottom) / 2};
@@ -93,6 +95,18 @@ void AddScenery(const mjModel* m, const Scenery& scenery, const double center[3]
       }
     }
   }
+}
+
+void HideSceneGeoms(const mjModel* m, mjvScene* scn) {
+  int kept = 0;
+  for (int i = 0; i < scn->ngeom; ++i) {
+    const mjvGeom& g = scn->geoms[i];
+    const char* name = g.objtype == mjOBJ_GEOM ? mj_id2name(m, mjOBJ_GEOM, g.objid) : nullptr;
+    if (name && std::strncmp(name, "scene_", 6) == 0) continue;
+    if (kept != i) scn->geoms[kept] = g;
+    ++kept;
+  }
+  scn->ngeom = kept;
 }
 
 void AddDepthGauge(const mjModel* m, const Scenery& scenery, const Vec3& vehicle, const float rgba[4],

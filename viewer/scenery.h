@@ -20,6 +20,7 @@ std::optional<double> ModelFloor(const mjModel* m);
 
 struct Scenery {
   std::optional<Scenario::Scene::Wall> wall;
+  bool wall_in_model = false;      // a solid scene's wall: MuJoCo draws the model's geom
   std::optional<double> seabed_z;  // z of the seabed (< 0), or none
   // A scenario's scene (its seabed depth, else the model's floor), or the model's alone.
   static Scenery For(const mjModel* m, const Scenario* scenario);
@@ -30,9 +31,15 @@ struct Scenery {
   double CameraAzimuth(double fallback) const;
 };
 
-// Appends the water surface (a translucent sheet at z = 0, about `center`), the wall and
+// Appends the water surface (a translucent sheet at z = 0, about `center`), the wall (unless
+// it is the model's own geom, scene_wall, which MuJoCo draws as it is simulated) and
 // the seabed grid (1 m squares over 20 x 20 m about `center`, snapped to whole metres).
 void AddScenery(const mjModel* m, const Scenery& scenery, const double center[3], mjvScene* scn);
+
+// Removes the scenario scene's own geoms (scene_wall, scene_seabed, scene_terrain,
+// scene_pillar<i>: Scenario::AddSceneGeometry) from a scene MuJoCo made: the scenery
+// toggled off hides them, though they are still simulated.
+void HideSceneGeoms(const mjModel* m, mjvScene* scn);
 
 // The depth gauge (`depth` overlay, drawn in `rgba`): a pole beside the vehicle from the
 // surface to the seabed (or 5 m below the vehicle, at least 10 m), ticks at whole metres

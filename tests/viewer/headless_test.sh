@@ -64,7 +64,7 @@ check "quay wall (cascaded PID on its path): exit 0" view quay "$src/scenarios/r
 check "quay wall: the viewer's state is nereid run's, bit for bit" same_as_run quay "$src/scenarios/raybot_quay_wall.json" 2 0.05
 check "quay wall with its path: exit 0" view quay_path "$src/scenarios/raybot_quay_wall.json" --frames 120 --overlay path --no-hud
 inspect "$out/quay_path.json" --baseline "$out/quay.png" --expect path --vehicle-fraction 0.2
-# the scene explains itself: the quay wall (scenario "scene", drawn only: the state is the
+# the scene explains itself: the quay wall (scenario "scene", hidden with the scenery: the state is the
 # same without it) and the depth gauge (the quay runs have no HUD, which would shade the path)
 check "quay wall without scenery: exit 0" view quay_bare "$src/scenarios/raybot_quay_wall.json" --frames 120 --overlay none --no-hud --no-scenery
 differs() {  # differs A B MIN_PERCENT: the runs' states are equal, their images differ in MIN_PERCENT of the pixels
