@@ -459,6 +459,20 @@ p = run("schema", "--out", os.path.join(os.devnull, "x.json"))
 check("schema --out into a place that cannot hold a file: named, exit 1",
       p.returncode == 1 and os.devnull in p.stderr, (p.returncode, p.stderr[:200]))
 
+# identify / replay: the shipped synthetic tow runs fit to seed 000's surge drag; a missing log
+# is named (exit 1); no subcommand is a usage error (exit 2)
+fit_json = os.path.join(work, "identify_tow.json")
+p = run("identify", "tow", os.path.join(source, "examples", "logs", "tow"), "--out", fit_json)
+fit_ok = p.returncode == 0 and os.path.isfile(fit_json)
+surge = json.load(open(fit_json))["dofs"]["surge"]["quadratic_damping"] if fit_ok else float("nan")
+check("identify tow: the example runs give seed 000's 34.96|u|u within 3 %", fit_ok and abs(surge / 34.96 - 1) < 0.03,
+      (p.returncode, surge, p.stderr[:300]))
+p = run("replay", os.path.join(work, "no_such_log.csv"), "--model", os.path.join(source, "models", "bluerov",
+                                                                                    "bluerov.xml"))
+check("replay: a missing log is named, exit 1", p.returncode == 1 and "no_such_log.csv" in p.stderr, p.stderr[:300])
+p = run("identify")
+check("identify without a subcommand: usage error, exit 2", p.returncode == 2 and "usage" in p.stderr, p.stderr[:300])
+
 passed = sum(results)
 print(f"{passed} passed, {len(results) - passed} failed")
 sys.exit(0 if passed == len(results) else 1)
