@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import seed004_reduced  # noqa: E402
 import seed002_recorded  # noqa: E402
 import validate_coefficients  # noqa: E402
+import validate_identify  # noqa: E402
 
 
 def body_velocity(t, body):
@@ -1275,7 +1276,7 @@ def main():
     sections = [seed001_000(r, figdir), seed000_bg_sweep(r, figdir), seed000_trials(r, figdir), seed002(r, figdir), seed002_mpc(r, figdir),
                 seed002_recorded.section(r, figdir),
                 seed003(r, figdir), seed004(r, figdir), seed004_appendix_c(r, figdir),
-                validate_coefficients.section(r, figdir)]
+                validate_coefficients.section(r, figdir), validate_identify.section(r, figdir)]
     commands = "\n".join(r.log)
     report = f"""# Validation against the seed documents
 
