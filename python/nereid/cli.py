@@ -2,7 +2,8 @@
 
 `pip install .` puts the C++ command line in nereid/bin/nereid beside the libraries, models,
 scenarios and validation scripts; this entry point runs it with the package's models
-(NEREID_MODEL_DIR), its validation script (NEREID_VALIDATE_SCRIPT) and this Python. As the
+(NEREID_MODEL_DIR), its validation, identify and replay scripts (NEREID_VALIDATE_SCRIPT,
+NEREID_IDENTIFY_SCRIPT, NEREID_REPLAY_SCRIPT) and this Python. As the
 package folder is no place for a report, `nereid validate` writes ./validation unless given
 --out. The exit status is the command line's (README.md, "Exit status").
 """
@@ -21,6 +22,8 @@ def main():
     env = dict(os.environ)
     env.setdefault("NEREID_MODEL_DIR", model_dir())
     env.setdefault("NEREID_VALIDATE_SCRIPT", os.path.join(pkg, "tools", "validate.py"))
+    env.setdefault("NEREID_IDENTIFY_SCRIPT", os.path.join(pkg, "tools", "identify.py"))
+    env.setdefault("NEREID_REPLAY_SCRIPT", os.path.join(pkg, "tools", "replay.py"))
     env.setdefault("PYTHON", sys.executable)
     args = sys.argv[1:]
     if args[:1] == ["validate"] and "--out" not in args:
