@@ -165,6 +165,7 @@ def tow(args):
     result = {"tool": "nereid identify tow", "method": "seed 000 §4.1: stationary segment -> mean, variance; "
               "eqs. (36)-(37) fusion; eq. (38) f = c1|u|u + c2 u by bounded least squares (SciPy)", "dofs": {}}
     fits = {}
+    ses = {}  # standard errors of what `fits` holds (full size with --scale)
     by_dof = {}
     for r in runs:
         by_dof.setdefault(r.dof, []).append(r)
@@ -205,6 +206,8 @@ def tow(args):
             c1, c2 = s1, s2
         result["dofs"][dof] = entry
         fits[dof] = (c1, c2)
+        ses[dof] = ((entry["full_size"]["quadratic_damping_se"], entry["full_size"]["linear_damping_se"])
+                    if args.scale else (float(fit.se[0]), float(fit.se[1])))
         print(f"{dof}: {len(by_dof[dof])} runs, {len(points)} speeds ({entry['fitted_speeds']} fitted): "
               f"f = {fit.c1:.4g} (+-{fit.t95 * fit.se[0]:.2g}) |u|u + {fit.c2:.4g} (+-{fit.t95 * fit.se[1]:.2g}) u "
               f"[{UNITS[rot][0]}], 95 % intervals" + (f"; full size x{args.scale:g}: {c1:.4g} |u|u + {c2:.4g} u"
@@ -216,14 +219,17 @@ def tow(args):
             extrapolated[dof] = {"quadratic_damping": c1, "linear_damping": c2, "from": src, "ratio": ratio,
                                  "rule": "seed 000 §4.1.4: added-mass ratio"}
             fits[dof] = (c1, c2)
+            ses[dof] = (ratio * ses[src][0], ratio * ses[src][1])
+            extrapolated[dof]["quadratic_damping_se"], extrapolated[dof]["linear_damping_se"] = ses[dof]
             print(f"{dof}: extrapolated from {src} by the added-mass ratio {ratio:.4g}: {c1:.4g} |u|u + {c2:.4g} u")
     result["extrapolated"] = extrapolated
     result["hydrodynamics"] = {
         "quadratic_damping": [fits[d][0] if d in fits else None for d in DOFS],
         "linear_damping": [fits[d][1] if d in fits else None for d in DOFS],
-        "quadratic_damping_se": [result["dofs"][d]["quadratic_damping_se"] if d in result["dofs"] else None for d in DOFS],
-        "linear_damping_se": [result["dofs"][d]["linear_damping_se"] if d in result["dofs"] else None for d in DOFS],
+        "quadratic_damping_se": [ses[d][0] if d in ses else None for d in DOFS],
+        "linear_damping_se": [ses[d][1] if d in ses else None for d in DOFS],
         "order": list(DOFS), "frame": "diagonal: the same in frd and flu",
+        "size": f"full size (--scale {args.scale:g})" if args.scale else "as towed",
     }
     if args.out:
         _write_json(args.out, result, "--out")

@@ -157,3 +157,28 @@ def test_free_round_trip(tmp_path):
     assert p.returncode == 1 and "does not move in surge" in p.stderr, p.stderr
     p = identify("free", log, "--model", wrong, "--dofs", "surge,surge")
     assert p.returncode == 1 and "expected distinct dofs" in p.stderr, p.stderr
+
+
+def test_scaling_extrapolation_and_write_model(tmp_path):
+    """--scale 2 (seed 002 §3.2.3) multiplies a force's quadratic term by 4 and its linear term by
+    2^2.5, standard errors alike; --added-mass extrapolates sway from heave with its ratio;
+    --write-model writes a model Nereid loads, carrying the fitted terms."""
+    tow = os.path.join(ROOT, "examples", "logs", "tow")
+    base, scaled = tmp_path / "base.json", tmp_path / "scaled.json"
+    assert identify("tow", tow, "--out", base).returncode == 0
+    p = identify("tow", tow, "--out", scaled, "--scale", "2", "--added-mass", "2.6 18.5 2.6 0.054 0.0173 0.28",
+                 "--model", nereid.model_path("bluerov"), "--write-model", tmp_path / "m.xml")
+    assert p.returncode == 0, p.stderr
+    b = json.loads(base.read_text())["dofs"]["surge"]
+    s = json.loads(scaled.read_text())
+    full = s["dofs"]["surge"]["full_size"]
+    assert full["quadratic_damping"] == pytest.approx(4 * b["quadratic_damping"])
+    assert full["linear_damping"] == pytest.approx(2 ** 2.5 * b["linear_damping"])
+    assert s["hydrodynamics"]["quadratic_damping_se"][0] == pytest.approx(4 * b["quadratic_damping_se"])
+    # surge is not a source of the seed's rules: nothing is extrapolated from it
+    assert s["extrapolated"] == {} and s["hydrodynamics"]["quadratic_damping"][1] is None
+    text = (tmp_path / "m.xml").read_text()
+    assert f"{full['quadratic_damping']:.6g} 103.25 74.23" in text
+    nereid.load(str(tmp_path / "m.xml"))
+    p = identify("tow", tow, "--write-model", tmp_path / "x.xml")
+    assert p.returncode == 1 and "--write-model needs --model" in p.stderr
