@@ -3,7 +3,7 @@
 simulated tow rig (docs/own_vehicle.md, Part 2; formats in docs/logs.md).
 
     nereid identify tow RUNS... [--dof D] [--exclude [DOF=]LO:HI|[DOF=]SPEED]... [--stationary T0:T1]
-                        [--scale LAMBDA] [--added-mass "X Y Z K M N"] [--out FILE.json] [--plot FILE.png]
+                        [--scale LAMBDA [--density-ratio R]] [--added-mass "X Y Z K M N"] [--out FILE.json] [--plot FILE.png]
                         [--model MODEL.xml --write-model OUT.xml]
     nereid identify rig --dof D --speeds U1,U2,... --out DIR [--model MODEL.xml] [--runs N]
                         [--noise SIGMA] [--bias B] [--seed S] [--hold S] [--damping "c1 c2"]
@@ -197,12 +197,13 @@ def tow(args):
                        for p in points],
         }
         if args.scale:
-            s1, s2 = towing.froude_scale(c1, c2, args.scale, dof)
-            f1, f2 = towing.froude_scale(1.0, 1.0, args.scale, dof)
-            entry["full_size"] = {"scale": args.scale, "quadratic_damping": s1, "linear_damping": s2,
-                                  "quadratic_damping_se": float(fit.se[0]) * f1, "linear_damping_se": float(fit.se[1]) * f2,
-                                  "law": "seed 002 §3.2.3: equal drag coefficient (quadratic x lambda^2, moments "
-                                         "lambda^5); linear by Froude similarity (x lambda^2.5, moments lambda^4.5)"}
+            s1, s2 = towing.scale_to_full_size(c1, c2, args.scale, args.density_ratio)
+            f = towing.scale_to_full_size(1.0, 1.0, args.scale, args.density_ratio)[0]
+            entry["full_size"] = {"scale": args.scale, "density_ratio": args.density_ratio,
+                                  "quadratic_damping": s1, "linear_damping": s2,
+                                  "quadratic_damping_se": float(fit.se[0]) * f, "linear_damping_se": float(fit.se[1]) * f,
+                                  "law": "seed 002 §3.2.3: F_r = (rho_r/rho_m) lambda^3 F_m (eq. 3.24); quadratic "
+                                         "and linear damping x (rho_r/rho_m) lambda^2 in every dof, as the thesis"}
             c1, c2 = s1, s2
         result["dofs"][dof] = entry
         fits[dof] = (c1, c2)
@@ -356,6 +357,8 @@ def build_parser():
     t.add_argument("--stationary", help="T0:T1, s: the stationary segment of every run")
     t.add_argument("--quadratic-only", action="store_true", help="fit f = c1 |u| u alone")
     t.add_argument("--scale", type=float, help="full size / model length: seed 002's scaling to full size")
+    t.add_argument("--density-ratio", type=float, default=1.0,
+                   help="rho full size / rho of the tank (seed 002 eq. 3.24), with --scale")
     t.add_argument("--added-mass", help="six diagonal added masses: extrapolate sway, roll, yaw (seed 000 §4.1.4)")
     t.add_argument("--out")
     t.add_argument("--plot")
@@ -404,6 +407,10 @@ def main(argv=None):
         if args.command == "tow":
             if args.scale is not None:
                 _number(str(args.scale), "--scale", positive=True)
+                if args.scale > 1000:
+                    raise InputError(f"--scale {args.scale:g}: expected at most 1000")
+            if not (math.isfinite(args.density_ratio) and 0.5 <= args.density_ratio <= 2):
+                raise InputError(f"--density-ratio {args.density_ratio!r}: expected 0.5..2 (a ratio of water densities)")
             if args.write_model and not args.model:
                 raise InputError("--write-model needs --model (the model to copy)")
             for flag, path in (("--out", args.out), ("--plot", args.plot), ("--write-model", args.write_model)):

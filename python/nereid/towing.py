@@ -216,14 +216,16 @@ def fit_damping(points, linear=True):
 
 # --- seed 002 §3.2.3: scale model to full size; seed 000 §4.1.4: added-mass ratios ---------
 
-def froude_scale(c1, c2, scale, dof):
-    """Seed 002 §3.2.3's law: the drag coefficient C_D = F / (1/2 rho A U^2) is the same for the
-    model and the full-size vehicle, so the quadratic damping (F / U^2, proportional to A) scales
-    with lambda^2 for forces (lambda = full / model length) and lambda^5 for moments (F L / (U/L)^2
-    ~ A L^3). The linear term is scaled the same way (Froude similarity: F ~ lambda^3, U ~ lambda^0.5,
-    so F/U ~ lambda^2.5 for forces, lambda^4.5 for moments)."""
-    rot = dof in ROTATIONAL
-    return c1 * scale ** (5 if rot else 2), c2 * scale ** (4.5 if rot else 2.5)
+def scale_to_full_size(c1, c2, scale, density_ratio=1.0):
+    """Seed 002 §3.2.3's law for a scale model's tow tests: the forces scale by Froude's
+    F_r = (rho_r / rho_m) lambda^3 F_m (eq. 3.24; lambda = full size / model length), so the
+    quadratic damping F / U^2 (U ~ lambda^0.5) scales by (rho_r / rho_m) lambda^2, and the
+    thesis applies "a scaling factor of lambda^2" to the linear terms as well. The thesis uses
+    the same factors for every degree of freedom (its eq. 3.25), and so does this function.
+    (Dimensional analysis would give moments lambda^5 and a linear force term lambda^2.5; the
+    thesis's own law is the one reproduced here.)"""
+    k = density_ratio * scale ** 2
+    return c1 * k, c2 * k
 
 
 def added_mass_extrapolation(measured, added_mass):

@@ -1,5 +1,5 @@
 // Copyright Nereid authors.
-// The `nereid` command line: run, bench, info, crosscheck, validate, baselines, coefficients, identify, replay, version. Exit status: 0 success, 1 bad input
+// The `nereid` command line: run, bench, info, crosscheck, validate, baselines, coefficients, identify, replay, ros, version. Exit status: 0 success, 1 bad input
 // (the message names the file, element/path, key and value), 2 usage, 3 diverged state.
 #include <sys/wait.h>
 #include <unistd.h>
@@ -67,7 +67,8 @@ constexpr char kUsage[] =
     "      body's geoms; --write-model puts them in a model (docs/own_vehicle.md).\n"
     "  nereid identify tow RUNS... [--dof surge|sway|heave|roll|pitch|yaw] [--exclude RANGE]\n"
     "                  [--stationary T0:T1] [--quadratic-only] [--scale LAMBDA] [--added-mass MASSES]\n"
-    "                  [--out FILE.json] [--plot FILE.png] [--model MODEL.xml] [--write-model FILE.xml]\n"
+    "                  [--density-ratio R] [--out FILE.json] [--plot FILE.png] [--model MODEL.xml]\n"
+    "                  [--write-model FILE.xml]\n"
     "      Damping from tow-test runs (files or folders; docs/logs.md): stationary segments,\n"
     "      fusion and the fit f = c1|u|u + c2 u with 95 % intervals (seed 000 4.1). RANGE is\n"
     "      [DOF=]LO:HI or [DOF=]SPEED; MASSES six added masses for seed 000's extrapolation.\n"
@@ -82,6 +83,12 @@ constexpr char kUsage[] =
     "                [--kf-q Q] [--kf-r R] [--initial-velocity kf|zero] [--no-plots]\n"
     "      Drives the model with a trial log's commands and compares with its poses: time\n"
     "      offset, RMSE and DTW of position and velocity; DIR/replay.json and replay.png.\n"
+    "  nereid ros MODEL.xml|SCENARIO.json [--rate HZ] [--mode realtime|fast|lockstep] [--lockstep]\n"
+    "             [--speed X] [--namespace NS] [--vehicle NAME] [--duration S] [--constraints mujoco|uk]\n"
+    "             [--mcap FILE.mcap]\n"
+    "      ROS 2 bridge (pip wheels: requirements-ros.txt): publishes /clock, ENU/FLU odometry,\n"
+    "      thruster, joint and sensor topics per vehicle; takes thruster, wrench and joint\n"
+    "      commands; lock-step, pause, step, reset; MCAP recording (docs/ros.md).\n"
     "  nereid schema [--out FILE.json]\n"
     "      The JSON Schema of scenario files (draft-07), generated from the key tables: on\n"
     "      stdout, or into FILE (docs/scenario.schema.json is this output).\n"
@@ -353,6 +360,7 @@ int main(int argc, char** argv) {
     if (command == "coefficients") return nereid::cli::Coefficients(args);
     if (command == "identify") return nereid::cli::Identify(args);
     if (command == "replay") return nereid::cli::Replay(args);
+    if (command == "ros") return nereid::cli::Ros(args);
     if (command == "baselines") return nereid::cli::Baselines(args, nereid::DefaultModelDir());
     if (command == "info") {
       std::string model;

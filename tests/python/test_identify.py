@@ -160,8 +160,8 @@ def test_free_round_trip(tmp_path):
 
 
 def test_scaling_extrapolation_and_write_model(tmp_path):
-    """--scale 2 (seed 002 §3.2.3) multiplies a force's quadratic term by 4 and its linear term by
-    2^2.5, standard errors alike; --added-mass extrapolates sway from heave with its ratio;
+    """--scale 2 (seed 002 §3.2.3, eq. 3.24: lambda^2 for quadratic and linear terms) multiplies
+    both by 4, standard errors alike; --added-mass extrapolates sway from heave with its ratio;
     --write-model writes a model Nereid loads, carrying the fitted terms."""
     tow = os.path.join(ROOT, "examples", "logs", "tow")
     base, scaled = tmp_path / "base.json", tmp_path / "scaled.json"
@@ -173,7 +173,7 @@ def test_scaling_extrapolation_and_write_model(tmp_path):
     s = json.loads(scaled.read_text())
     full = s["dofs"]["surge"]["full_size"]
     assert full["quadratic_damping"] == pytest.approx(4 * b["quadratic_damping"])
-    assert full["linear_damping"] == pytest.approx(2 ** 2.5 * b["linear_damping"])
+    assert full["linear_damping"] == pytest.approx(4 * b["linear_damping"])
     assert s["hydrodynamics"]["quadratic_damping_se"][0] == pytest.approx(4 * b["quadratic_damping_se"])
     # surge is not a source of the seed's rules: nothing is extrapolated from it
     assert s["extrapolated"] == {} and s["hydrodynamics"]["quadratic_damping"][1] is None
