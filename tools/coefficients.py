@@ -821,7 +821,8 @@ def write_model(args, result, out_path, body_name, geometry_source):
     dq = np.array(result["damping_guess"]["quadratic_damping"])
     stamp = (f" added mass, volume and centre of buoyancy: nereid coefficients {geometry_source} "
              f"({result['panels']} panels, Capytaine {result['solver']['capytaine']}, infinite frequency, "
-             f"no free surface, rho {args.rho:g}) ")
+             + ("no free surface" if args.submergence is None else f"free surface {args.submergence:g} m above the "
+              "reference point") + f", rho {args.rho:g}) ")
     out_dir = os.path.dirname(os.path.abspath(out_path))
     if args.input.lower().endswith(".xml"):
         parser = ET.XMLParser(target=ET.TreeBuilder(insert_comments=True))
@@ -991,10 +992,10 @@ def compute(args, log=print):
         "frame": "SNAME/FRD: x forward, y starboard, z down; order X Y Z K M N (surge sway heave roll pitch yaw)",
         "added_mass": A_frd.tolist(),
         "added_mass_mujoco": A_flu.tolist(),
-        "reference_point": frd_to_flu3(ref).tolist(),
-        "reference_point_mujoco": np.asarray(ref).tolist(),
+        "reference_point": (frd_to_flu3(ref) + 0.0).tolist(),
+        "reference_point_mujoco": (np.asarray(ref, dtype=float) + 0.0).tolist(),
         "volume": vol,
-        "center_of_buoyancy": frd_to_flu3(cb).tolist(),
+        "center_of_buoyancy": (frd_to_flu3(cb) + 0.0).tolist(),
         "center_of_buoyancy_mujoco": cb.tolist(),
         "unit_density_inertia_origin_mujoco": inertia.tolist(),
         "panels": len(Ff),
