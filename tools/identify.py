@@ -90,10 +90,10 @@ def write_damping_model(model, out, fits, stamp):
     and quadratic damping (diagonal entries: the same in FRD and FLU)."""
     if os.path.abspath(out) == os.path.abspath(model):
         raise InputError(f"{out} (--write-model): would overwrite the input")
+    lin = _model_config(model, "linear_damping")  # names an unreadable model
+    quad = _model_config(model, "quadratic_damping")
     with open(model, encoding="utf-8") as f:
         xml = f.read()
-    lin = _model_config(model, "linear_damping")
-    quad = _model_config(model, "quadratic_damping")
     for dof, (c1, c2) in fits.items():
         quad[DOFS.index(dof)] = c1
         lin[DOFS.index(dof)] = c2
@@ -295,6 +295,8 @@ def plot_tow(result, png):
 def rig(args):
     from nereid import model_path
     model = args.model or model_path("bluerov")
+    if not os.path.isfile(model):
+        raise InputError(f"{model} (--model): no such file")
     speeds = [_number(s, "--speeds", -10, 10) for s in args.speeds.split(",") if s.strip()]
     if not speeds:
         raise InputError(f"--speeds {args.speeds!r}: expected a comma-separated list of speeds")
@@ -413,6 +415,8 @@ def main(argv=None):
                 raise InputError(f"--density-ratio {args.density_ratio!r}: expected 0.5..2 (a ratio of water densities)")
             if args.write_model and not args.model:
                 raise InputError("--write-model needs --model (the model to copy)")
+            if args.model and not os.path.isfile(args.model):
+                raise InputError(f"{args.model} (--model): no such file")
             for flag, path in (("--out", args.out), ("--plot", args.plot), ("--write-model", args.write_model)):
                 if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
                     raise InputError(f"{path} ({flag}): the folder does not exist")
@@ -425,6 +429,7 @@ def main(argv=None):
             if not (math.isfinite(args.time_offset) and abs(args.time_offset) <= 60):
                 raise InputError(f"--time-offset {args.time_offset!r}: expected a number of seconds within 60")
             sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+            sys.modules.setdefault("identify", sys.modules[__name__])  # run as a script: one InputError
             from identify_free import free
             free(args)
         return 0

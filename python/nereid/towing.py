@@ -296,14 +296,24 @@ def tow_rig(model_path, dof, speeds, *, runs_per_speed=3, noise=0.5, bias=0.0, s
     rot = dof in ROTATIONAL
     over = dict(overrides or {})
     if dof in ("roll", "pitch"):
-        over.setdefault("center_of_buoyancy", "0 0 0")
+        with open(model_path, encoding="utf-8") as f:
+            if 'key="center_of_buoyancy"' in f.read():
+                over.setdefault("center_of_buoyancy", "0 0 0")
     path = rig_model(model_path, over)
     try:
         model, data = engine.load(path)
     finally:
         os.unlink(path)
-    b = model.body(body).id if body else next(i for i in range(model.nbody) if model.body_jntnum[i] and
-                                              model.jnt_type[model.body_jntadr[i]] == mujoco.mjtJoint.mjJNT_FREE)
+    free = [i for i in range(model.nbody) if model.body_jntnum[i] and
+            model.jnt_type[model.body_jntadr[i]] == mujoco.mjtJoint.mjJNT_FREE]
+    if body:
+        b = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, body)
+        if b not in free:
+            raise IdentifyError(f"{model_path}: body {body!r} is not a free body of the model")
+    elif free:
+        b = free[0]
+    else:
+        raise IdentifyError(f"{model_path}: the model has no free body to tow")
     stepper = engine.stepper(model, data)
     dt = model.opt.timestep
     every = max(1, int(round(1.0 / (sample_hz * dt))))
