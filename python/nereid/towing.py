@@ -343,6 +343,11 @@ def tow_rig(model_path, dof, speeds, *, runs_per_speed=3, noise=0.5, bias=0.0, s
             nstep = int(round(total / dt))
             ts, vs, loads = [], [], []
             pos, ang = 0.0, 0.0
+            axis_w = R0 @ axis_flu                       # the tow axis in the world
+            qc, qcw = np.empty(4), q0.copy()
+            qerr, qinv = np.empty(4), np.empty(4)
+            Kt, Ct, Kr, Cr = K[:3], C[:3], K[3:], C[3:]
+            zero = np.zeros(3)
             for i in range(nstep):
                 t = i * dt
                 if t < rest_s:
@@ -353,36 +358,26 @@ def tow_rig(model_path, dof, speeds, *, runs_per_speed=3, noise=0.5, bias=0.0, s
                     vc = u
                 else:
                     vc = u * max(0.0, 1 - (t - rest_s - ramp_s - hold_s) / ramp_s)
-                # the carriage frame: world position and attitude
+                # the carriage frame: world position and attitude, velocity and angular velocity
                 if rot:
-                    qc = np.empty(4)
-                    mujoco.mju_axisAngle2Quat(qc, R0 @ axis_flu, ang)
-                    qcw = np.empty(4)
+                    mujoco.mju_axisAngle2Quat(qc, axis_w, ang)
                     mujoco.mju_mulQuat(qcw, qc, q0)
-                    pc, vcw, wcw = p0, np.zeros(3), R0 @ axis_flu * vc
+                    pc, vcw, wcw = p0, zero, axis_w * vc
                 else:
-                    qcw, pc = q0, p0 + R0 @ axis_flu * pos
-                    vcw, wcw = R0 @ axis_flu * vc, np.zeros(3)
-                p = data.qpos[qadr:qadr + 3]
-                q = data.qpos[qadr + 3:qadr + 7]
+                    pc, vcw, wcw = p0 + axis_w * pos, axis_w * vc, zero
                 R = data.xmat[b].reshape(3, 3)
-                v = data.qvel[adr:adr + 3]               # world linear velocity
-                w = R @ data.qvel[adr + 3:adr + 6]       # body angular velocity -> world
-                qinv = np.array([q[0], -q[1], -q[2], -q[3]])
-                qerr = np.empty(4)
+                mujoco.mju_negQuat(qinv, data.qpos[qadr + 3:qadr + 7])
                 mujoco.mju_mulQuat(qerr, qcw, qinv)
-                # gains on the body axes (the mass matrix's diagonal), applied in world axes
-                Kt, Ct = R @ np.diag(K[:3]) @ R.T, R @ np.diag(C[:3]) @ R.T
-                Kr, Cr = R @ np.diag(K[3:]) @ R.T, R @ np.diag(C[3:]) @ R.T
-                force = Kt @ (pc - p) + Ct @ (vcw - v)
-                torque = Kr @ _quat_to_rotvec(qerr) + Cr @ (wcw - w)
-                data.xfrc_applied[b, :3] = force
-                data.xfrc_applied[b, 3:] = torque
+                # spring-damper with gains on the body axes (the mass matrix's diagonal):
+                # R diag(K) R^T e, computed in the body frame
+                f_body = Kt * (R.T @ (pc - data.qpos[qadr:qadr + 3])) + Ct * (R.T @ (vcw - data.qvel[adr:adr + 3]))
+                m_body = Kr * (R.T @ _quat_to_rotvec(qerr)) + Cr * (R.T @ wcw - data.qvel[adr + 3:adr + 6])
+                data.xfrc_applied[b, :3] = R @ f_body
+                data.xfrc_applied[b, 3:] = R @ m_body
                 if i % every == 0:
-                    along = (R.T @ (torque if rot else force)) @ axis_flu
                     ts.append(t)
                     vs.append(vc)
-                    loads.append(along)
+                    loads.append((m_body if rot else f_body) @ axis_flu)
                 stepper.step(1)
                 pos += vc * dt
                 ang += vc * dt
