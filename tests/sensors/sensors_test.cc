@@ -452,6 +452,33 @@ TEST_SUITE("sensors") {
     CHECK(Reading(*fresh, "dvl")[4] == doctest::Approx(dvl_z + 20).epsilon(1e-9));
   }
 
+  TEST_CASE("the Raybot's rangefinders measure the stand-off to a quay wall; its motion is unchanged") {
+    ExactSensors exact(true);
+    SimulationOptions o;
+    o.edit = [](mjSpec* spec) {  // a wall whose face is the plane x = 1.5
+      mjsGeom* wall = mjs_addGeom(mjs_findBody(spec, "world"), nullptr);
+      wall->type = mjGEOM_BOX;
+      wall->size[0] = 0.05, wall->size[1] = 10, wall->size[2] = 10;
+      wall->pos[0] = 1.55;
+      wall->contype = wall->conaffinity = 0;
+    };
+    auto suite = Simulation::LoadFile(test::ModelPath("raybot/raybot_sensors.xml"), o);
+    auto plain = Simulation::LoadFile(test::ModelPath("raybot/raybot.xml"), o);
+    suite->Forward();
+    const double x = suite->data()->xpos[3 * mj_name2id(suite->model(), mjOBJ_BODY, "raybot")];
+    for (const char* name : {"range_upper", "range_lower"}) {
+      CAPTURE(name);
+      const std::vector<double> y = Reading(*suite, name);
+      CHECK(y[1] == 1);
+      CHECK(std::abs(y[0] - (1.5 - 0.16 - x)) < 1e-9);  // the sites are 0.16 m ahead of the origin
+    }
+    for (int k = 0; k < 200; ++k) {
+      suite->Step();
+      plain->Step();
+    }
+    for (long i = 0; i < plain->model()->nq; ++i) CHECK(plain->data()->qpos[i] == suite->data()->qpos[i]);
+  }
+
   TEST_CASE("the fields of a Nereid sensor are named; others are numbered") {
     auto sim = Simulation::LoadString(Model(Instance("dvl", "dvl", "dvl"),
                                             Element("dvl") + "    <gyro name='g' site='imu'/>\n"));
