@@ -8,7 +8,7 @@ simulated tow rig (docs/own_vehicle.md, Part 2; formats in docs/logs.md).
     nereid identify rig --dof D --speeds U1,U2,... --out DIR [--model MODEL.xml] [--runs N]
                         [--noise SIGMA] [--bias B] [--seed S] [--hold S] [--damping "c1 c2"]
     nereid identify free LOG.csv --model MODEL.xml [--dofs surge,yaw,...] [--initial-velocity kf|zero]
-                        [--time-offset S] [--out FILE.json] [--write-model OUT.xml]
+                        [--added-mass] [--time-offset S] [--out FILE.json] [--write-model OUT.xml]
 
 Bad input exits 1 with a message naming the file, line and column; usage errors exit 2.
 """
@@ -85,9 +85,10 @@ def _model_config(model, key):
     return _vector(m.group(1), f"{model}: {key}", 6)
 
 
-def write_damping_model(model, out, fits, stamp):
+def write_damping_model(model, out, fits, stamp, added_mass=None):
     """A copy of MODEL.xml whose first nereid.hydrodynamics instance has the fitted dofs' linear
-    and quadratic damping (diagonal entries: the same in FRD and FLU)."""
+    and quadratic damping (diagonal entries: the same in FRD and FLU), and `added_mass`
+    ({dof: value}) in a six-value diagonal added_mass."""
     if os.path.abspath(out) == os.path.abspath(model):
         raise InputError(f"{out} (--write-model): would overwrite the input")
     lin = _model_config(model, "linear_damping")  # names an unreadable model
@@ -97,7 +98,13 @@ def write_damping_model(model, out, fits, stamp):
     for dof, (c1, c2) in fits.items():
         quad[DOFS.index(dof)] = c1
         lin[DOFS.index(dof)] = c2
-    for key, vals in (("linear_damping", lin), ("quadratic_damping", quad)):
+    keys = [("linear_damping", lin), ("quadratic_damping", quad)]
+    if added_mass:
+        am = _model_config(model, "added_mass")
+        for dof, value in added_mass.items():
+            am[DOFS.index(dof)] = value
+        keys.append(("added_mass", am))
+    for key, vals in keys:
         xml = re.sub(r'(<config\s+key="' + key + r'"\s+value=")[^"]*(")',
                      lambda m: m.group(1) + " ".join(f"{v:.6g}" for v in vals) + m.group(2), xml, count=1)
     xml = re.sub(r"(<mujoco\b[^>]*>)", lambda m: m.group(1) + f"\n  <!-- damping: {stamp} -->", xml, count=1)
@@ -384,6 +391,7 @@ def build_parser():
     f.add_argument("--initial-velocity", choices=("kf", "zero"), default="kf")
     f.add_argument("--time-offset", type=float, default=0.0, help="s: the log's commands are this late")
     f.add_argument("--max-evaluations", type=int, default=200)
+    f.add_argument("--added-mass", action="store_true", help="fit the dofs' diagonal added mass too")
     f.add_argument("--out")
     f.add_argument("--write-model")
     return p

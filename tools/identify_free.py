@@ -93,14 +93,27 @@ def free(args):
                              f"it cannot tell {d}'s damping; leave it out of --dofs")
     lin0 = np.array(_model_config(args.model, "linear_damping"))
     quad0 = np.array(_model_config(args.model, "quadratic_damping"))
+    am0 = None
+    if args.added_mass:
+        try:
+            am0 = np.array(_model_config(args.model, "added_mass"))
+        except InputError as e:
+            raise InputError(f"{e} (--added-mass fits the diagonal: the model's added_mass must be six values, "
+                             "the diagonal form)") from None
+    n = len(k)
     init, ctrl, ts, layout = _setup(args.model, log, meas, args.initial_velocity, args.time_offset)
     evaluations = [0]
 
     def simulate(theta):
         quad, lin = quad0.copy(), lin0.copy()
-        quad[k], lin[k] = theta[:len(k)], theta[len(k):]
-        path = towing.rig_model(args.model, {"linear_damping": " ".join(f"{x:.17g}" for x in lin),
-                                             "quadratic_damping": " ".join(f"{x:.17g}" for x in quad)})
+        quad[k], lin[k] = theta[:n], theta[n:2 * n]
+        values = {"linear_damping": " ".join(f"{x:.17g}" for x in lin),
+                  "quadratic_damping": " ".join(f"{x:.17g}" for x in quad)}
+        if am0 is not None:
+            am = am0.copy()
+            am[k] = theta[2 * n:]
+            values["added_mass"] = " ".join(f"{x:.17g}" for x in am)
+        path = towing.rig_model(args.model, values)
         try:
             model, data = nereid.load(path)
         finally:
@@ -116,7 +129,7 @@ def free(args):
         return ((sim - nu_meas[:, k]) / scale).ravel()
 
     from scipy import optimize
-    x0 = np.concatenate([quad0[k], lin0[k]])
+    x0 = np.concatenate([quad0[k], lin0[k]] + ([am0[k]] if am0 is not None else []))
     x0 = np.where(x0 > 0, x0, 0.1 * np.maximum(np.concatenate([quad0[k], lin0[k]]).max(), 1.0))
     result = optimize.least_squares(residual, x0, bounds=(0, np.inf), x_scale=np.maximum(x0, 1e-3), diff_step=1e-3,
                                     max_nfev=args.max_evaluations)
@@ -138,18 +151,24 @@ def free(args):
                    "correlated, so these are lower bounds"}
     fits = {}
     for i, d in enumerate(dofs):
-        c1, c2 = float(result.x[i]), float(result.x[len(k) + i])
+        c1, c2 = float(result.x[i]), float(result.x[n + i])
         fits[d] = (c1, c2)
         out["dofs"][d] = {"quadratic_damping": c1, "quadratic_damping_se": float(se[i]),
-                          "linear_damping": c2, "linear_damping_se": float(se[len(k) + i]),
+                          "linear_damping": c2, "linear_damping_se": float(se[n + i]),
                           "model_quadratic_damping": float(quad0[DOFS.index(d)]),
                           "model_linear_damping": float(lin0[DOFS.index(d)])}
-        print(f"{d}: {c1:.4g} (+-{se[i]:.2g}) |u|u + {c2:.4g} (+-{se[len(k) + i]:.2g}) u "
+        if am0 is not None:
+            out["dofs"][d].update({"added_mass": float(result.x[2 * n + i]), "added_mass_se": float(se[2 * n + i]),
+                                   "model_added_mass": float(am0[DOFS.index(d)])})
+            print(f"{d}: added mass {result.x[2 * n + i]:.4g} (+-{se[2 * n + i]:.2g}) "
+                  f"(the model had {am0[DOFS.index(d)]:.4g})")
+        print(f"{d}: {c1:.4g} (+-{se[i]:.2g}) |u|u + {c2:.4g} (+-{se[n + i]:.2g}) u "
               f"(the model had {quad0[DOFS.index(d)]:.4g}, {lin0[DOFS.index(d)]:.4g})")
     print(f"{evaluations[0]} simulations; RMS residual {out['rms_residual']:.3g} (velocity RMS units)")
     if args.out:
         _write_json(args.out, out, "--out")
     if args.write_model:
-        write_damping_model(args.model, args.write_model, fits, f"nereid identify free {os.path.basename(args.log)}")
+        write_damping_model(args.model, args.write_model, fits, f"nereid identify free {os.path.basename(args.log)}",
+                            added_mass={d: out["dofs"][d]["added_mass"] for d in dofs} if am0 is not None else None)
         print(f"wrote {args.write_model}")
     return out

@@ -150,6 +150,19 @@ def test_free_round_trip(tmp_path):
     fitted = (tmp_path / "fitted.xml").read_text()
     assert "nereid identify free" in fitted
     nereid.load(str(tmp_path / "fitted.xml"))
+    # --added-mass: the surge and yaw added masses too, from wrong ones (5 for 2.6 kg, 0.5 for
+    # 0.28 kg m^2): a harder fit (added mass and damping trade off in the transients), so wider
+    # tolerances: surge added mass within 10 %, surge quadratic within 5 %, yaw linear within 3 %
+    wrong_am = tmp_path / "wrong_am.xml"
+    wrong_am.write_text(wrong.read_text().replace('value="2.6 18.5 13.3 0.054 0.0173 0.28"',
+                                                  'value="5 18.5 13.3 0.054 0.0173 0.5"'))
+    out = tmp_path / "free_am.json"
+    p = identify("free", log, "--model", wrong_am, "--initial-velocity", "zero", "--added-mass", "--out", out)
+    assert p.returncode == 0, p.stderr
+    d = json.loads(out.read_text())["dofs"]
+    assert abs(d["surge"]["added_mass"] / 2.6 - 1) < 0.10, d
+    assert abs(d["surge"]["quadratic_damping"] / 34.96 - 1) < 0.05, d
+    assert abs(d["yaw"]["linear_damping"] / 4.64 - 1) < 0.03, d
     still = tmp_path / "still.csv"
     logs.write_log(still, np.arange(0, 2, 0.1), pose=np.tile([0, 0, -2, 1, 0, 0, 0], (20, 1)),
                    commands=np.full((20, 6), 1500.0), names=make_example_logs.NAMES, command_units="pwm_us")
