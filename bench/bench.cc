@@ -220,7 +220,9 @@ std::string BenchReport::ToJson() const {
                  {"nereid_full/nereid_mujoco_motors",
                   Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_mujoco_motors")},
                  {"nereid_mujoco_motors/nereid_no_thrusters",
-                  Ratio("bluerov2_heavy/nereid_mujoco_motors", "bluerov2_heavy/nereid_no_thrusters")}};
+                  Ratio("bluerov2_heavy/nereid_mujoco_motors", "bluerov2_heavy/nereid_no_thrusters")},
+                 {"nereid_full_sensors/nereid_full",
+                  Ratio("bluerov2_heavy/nereid_full_sensors", "bluerov2_heavy/nereid_full")}};
   // growth exponent of the UK / weld chain cases: least squares of log(ns) on log(N)
   nlohmann::json fit = nlohmann::json::object();
   for (const char* method : {"uk", "weld"}) {
@@ -317,6 +319,16 @@ BenchReport RunBenchmarks(const BenchOptions& options) {
   {
     // Nereid's engine with everything, the 8 T200 thrusters included
     Runner r{"bluerov2_heavy/nereid_full", Simulation::LoadFile(heavy), {}, {}, {}};
+    r.current = CurrentField::Constant(Vec3(0.3, 0.1, 0));
+    r.step = [](Simulation& s) { s.TryStep(); };
+    runners.push_back(std::move(r));
+  }
+  {
+    // the same with the Heavy's sensor suite (bluerov2_heavy_sensors.xml: pressure, IMU,
+    // DVL with 4 rays, acoustic fix at their default rates): the cost of sensing
+    const std::string sensors = (std::filesystem::path(options.model_dir) / "bluerov2_heavy" /
+                                 "bluerov2_heavy_sensors.xml").string();
+    Runner r{"bluerov2_heavy/nereid_full_sensors", Simulation::LoadFile(sensors), {}, {}, {}};
     r.current = CurrentField::Constant(Vec3(0.3, 0.1, 0));
     r.step = [](Simulation& s) { s.TryStep(); };
     runners.push_back(std::move(r));
