@@ -473,6 +473,9 @@ const JsonObject kPidControllerKeys{
             .Means("how the reference point is chosen (not with acceptance_radius)"),
         ControllerPoseRate("0"),
         ControllerLatency(),
+        Key("at_pose_rate", T::kBool).Default("false")
+            .Means("run both loops only at the pose samples and hold the thrust between them, as seed 002's "
+                   "ROS nodes run on each odometry message (false: at every step)"),
         ControllerStopWhenDone(),
     },
     false,

@@ -141,14 +141,21 @@ const Eigen::VectorXd& CommandDelay::At(double t, Eigen::Index n) {
 }
 
 PathFollower::PathFollower(Path path, CascadedPid controller, ReferenceRule rule, double sample_period,
-                           double latency)
+                           double latency, bool at_pose_rate)
     : PathController(PathTracker(std::move(path), rule, sample_period)),
       controller_(std::move(controller)),
-      delay_(latency) {}
+      delay_(latency),
+      at_pose_rate_(at_pose_rate && sample_period > 0),
+      sample_period_(sample_period) {}
 
 void PathFollower::Update(const mjModel* m, mjData* d, int body, double dt) {
   const bool sampled = tracker_.Update(d, body);
-  controller_.Update(m, d, tracker_.path().points[tracker_.target()], tracker_.path().orientation, dt);
+  if (!at_pose_rate_ || sampled) {
+    controller_.Update(m, d, tracker_.path().points[tracker_.target()], tracker_.path().orientation,
+                       at_pose_rate_ ? sample_period_ : dt);
+  } else if (delay_.latency() <= 0) {
+    controller_.thrusters().SetCommands(m, d, controller_.thrust());  // held since the last sample
+  }
   if (delay_.latency() > 0) {  // the thrust computed now acts from t + latency
     delay_.Give(d->time, controller_.thrust());
     controller_.thrusters().SetCommands(m, d, delay_.At(d->time, controller_.thrust().size()));

@@ -449,6 +449,10 @@ Scenario::Controller ReadController(const Reader& r, const json& j, const std::s
       r.Fail(path + "/latency", "must be in 0..10 s (the latency's bound)", &j["latency"]);
     }
   }
+  if (j.contains("at_pose_rate")) {
+    if (!j["at_pose_rate"].is_boolean()) r.Fail(path + "/at_pose_rate", "expected true or false", &j["at_pose_rate"]);
+    c.pid_at_pose_rate = j["at_pose_rate"].get<bool>();
+  }
   if (j.contains("stop_when_done")) {
     if (!j["stop_when_done"].is_boolean()) r.Fail(path + "/stop_when_done", "expected true or false", &j["stop_when_done"]);
     c.stop_when_done = j["stop_when_done"].get<bool>();
@@ -709,7 +713,8 @@ std::unique_ptr<PathController> Scenario::MakeController(const Simulation& sim, 
   }
   const double period = controller->pose_rate > 0 ? 1.0 / controller->pose_rate : 0.0;
   return std::make_unique<PathFollower>(controller->path, CascadedPid(sim, *body, controller->gains),
-                                        controller->reference, period, controller->latency);
+                                        controller->reference, period, controller->latency,
+                                        controller->pid_at_pose_rate);
 }
 
 std::vector<Stabilize> Scenario::MakeStabilizers(const Simulation& sim) const {

@@ -140,9 +140,11 @@ class PathController {
 class PathFollower final : public PathController {
  public:
   PathFollower(Path path, CascadedPid controller, double acceptance_radius = 0.1);
-  // latency: seconds from the computed thrust to the thrusters (CommandDelay); the PID
-  // runs at every step on the state of that step.
-  PathFollower(Path path, CascadedPid controller, ReferenceRule rule, double sample_period, double latency = 0);
+  // latency: seconds from the computed thrust to the thrusters (CommandDelay). The PID runs
+  // at every step on the state of that step, or with at_pose_rate only when the pose is
+  // sampled (every sample_period > 0), its thrust held in between.
+  PathFollower(Path path, CascadedPid controller, ReferenceRule rule, double sample_period, double latency = 0,
+               bool at_pose_rate = false);
 
   void Update(const mjModel* m, mjData* d, int body, double dt) override;
   // dir/pid.csv: time and each thruster's thrust (N) acting at every pose sample
@@ -151,6 +153,8 @@ class PathFollower final : public PathController {
  private:
   CascadedPid controller_;
   CommandDelay delay_;
+  bool at_pose_rate_ = false;
+  double sample_period_ = 0;
   std::vector<double> log_times_;
   std::vector<Eigen::VectorXd> log_thrust_;
 };

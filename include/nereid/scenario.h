@@ -79,6 +79,7 @@ struct Scenario {
     ReferenceRule reference;      // default: 0.1 m acceptance radius (PID), closest + 1 (MPC)
     double pose_rate = 0;         // Hz the pose is sampled at; 0: every step (PID default)
     double latency = 0;           // s from the computed thrust to the thrusters (CommandDelay)
+    bool pid_at_pose_rate = false;  // kCascadedPid: both loops only at the pose samples
     bool stop_when_done = true;   // end the run when the last point is reached
   };
   // The scene around the vehicles (docs/scenarios.md "scene"): a quay wall, a flat seabed,

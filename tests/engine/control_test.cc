@@ -151,6 +151,29 @@ TEST_CASE("a path follower's latency delays its thrust: zero first, then the del
   CHECK_FALSE(direct_ctrl[0].isZero());
 }
 
+TEST_CASE("a path follower at the pose rate changes its thrust only at the pose samples") {
+  auto sim = Simulation::LoadFile(test::ModelPath("raybot/raybot.xml"));
+  sim->Reset(0);
+  const int body = mj_name2id(sim->model(), mjOBJ_BODY, "raybot");
+  ZigZagSpec spec;
+  spec.strokes = 1;
+  const double period = 0.05, dt = sim->model()->opt.timestep;
+  PathFollower follower(ZigZagPath(spec), CascadedPid(*sim, body), ReferenceRule{}, period, 0, true);
+  const int every = static_cast<int>(std::lround(period / dt));
+  const Eigen::Index nu = sim->model()->nu;
+  Eigen::VectorXd previous;
+  int changes_off_sample = 0, changes_on_sample = 0;
+  for (int k = 0; k < 10 * every; ++k) {
+    follower.Update(sim->model(), sim->data(), body, dt);
+    const Eigen::VectorXd ctrl = Eigen::Map<const Eigen::VectorXd>(sim->data()->ctrl, nu);
+    if (k > 0 && !ctrl.isApprox(previous, 0)) (k % every == 0 ? changes_on_sample : changes_off_sample)++;
+    previous = ctrl;
+    sim->Step();
+  }
+  CHECK(changes_off_sample == 0);
+  CHECK(changes_on_sample >= 5);  // the vehicle moves, so the samples' thrusts differ
+}
+
 }  // TEST_SUITE
 }  // namespace
 }  // namespace nereid

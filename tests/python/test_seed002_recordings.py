@@ -111,17 +111,18 @@ def test_a_gzip_log_reads_as_its_plain_text(tmp_path):
         load_log(str(bad))
 
 
-@pytest.mark.parametrize("controller,latency", [("pid_table61", -0.1), ("pid_table61", "0.1"), ("mpc_run2", 10.5)])
-def test_a_latency_out_of_range_is_refused_naming_the_key(tmp_path, controller, latency):
+@pytest.mark.parametrize("controller,key,latency", [("pid_table61", "latency", -0.1), ("pid_table61", "latency", "0.1"),
+                                                    ("mpc_run2", "latency", 10.5), ("pid_table61", "at_pose_rate", "yes")])
+def test_a_latency_out_of_range_is_refused_naming_the_key(tmp_path, controller, key, latency):
     import json
     import subprocess
     cli = os.environ.get("NEREID_CLI", str(ROOT / "build" / "nereid"))
     scenario = json.loads((ROOT / "scenarios" / "seed002" / f"{controller}.json").read_text())
     scenario["model"] = str(ROOT / "models" / "raybot" / "raybot.xml")
-    scenario["controller"]["latency"] = latency
+    scenario["controller"][key] = latency
     path = tmp_path / "s.json"
     path.write_text(json.dumps(scenario))
     done = subprocess.run([cli, "run", str(path), "--out", str(tmp_path / "out")], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 1
-    assert "/controller/latency" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert f"/controller/{key}" in done.stderr and "Traceback" not in done.stderr, done.stderr
