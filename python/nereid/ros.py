@@ -22,6 +22,7 @@ nereid[ros]`); without them the bridge says how to install them and exits 1.
 import argparse
 import math
 import os
+import re
 import sys
 import threading
 import time
@@ -143,6 +144,13 @@ def _sensor_owner(model, s, vehicles):
     return (vehicles[0], None) if len(vehicles) == 1 else (None, None)
 
 
+def ros_token(name):
+    """A MuJoCo name as a ROS name token: characters other than ASCII letters, digits and '_'
+    become '_', and a leading digit gets a '_' before it."""
+    t = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    return "_" + t if t[:1].isdigit() else t
+
+
 def check_command(values, size, what):
     """The command as a float array, or a message saying why it is refused."""
     if len(values) != size:
@@ -175,9 +183,6 @@ class Bridge:
 
     def __init__(self, path, *, rate=50.0, mode="realtime", speed=1.0, namespace="nereid", vehicle=None,
                  duration=0.0, constraints=None, report_every=5.0, mcap=None):
-        _import_ros()
-        import mujoco
-        from . import load
         self.mode, self.speed, self.duration, self.report_every = mode, speed, duration, report_every
         if not (math.isfinite(rate) and 0 < rate <= MAX_RATE):
             raise BridgeError(f"--rate {rate}: expected a publishing rate in (0, {MAX_RATE:g}] Hz")
@@ -185,6 +190,13 @@ class Bridge:
             raise BridgeError(f"--speed {speed}: expected a real-time multiple in (0, 1000]")
         if not (math.isfinite(duration) and 0 <= duration <= 1e7):
             raise BridgeError(f"--duration {duration}: expected simulated seconds in [0, 1e7] (0: until stopped)")
+        if namespace.strip("/") and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(/[A-Za-z_][A-Za-z0-9_]*)*",
+                                                     namespace.strip("/")):
+            raise BridgeError(f"--namespace '{namespace[:200]}': expected ROS name tokens (ASCII letters, digits "
+                              "and '_', not starting with a digit) separated by '/'")
+        _import_ros()
+        import mujoco
+        from . import load
         self.model, self.data = load(path, constraints=constraints)
         m = self.model
         dt = m.opt.timestep
@@ -195,8 +207,6 @@ class Bridge:
         self.period = self.nper * dt
         self.rate = 1.0 / self.period
         self.namespace = namespace.strip("/")
-        if self.namespace and not all(c.isalnum() or c in "_/" for c in self.namespace):
-            raise BridgeError(f"--namespace '{namespace}': letters, digits, '_' and '/' only")
         self.vehicles = find_vehicles(m)
         if vehicle is not None:
             names = [v.name for v in self.vehicles]
@@ -222,7 +232,9 @@ class Bridge:
 
     # -- ROS objects ---------------------------------------------------------------------
     def _topic(self, vehicle, name):
-        return "/" + "/".join(p for p in (self.namespace, vehicle, name) if p)
+        """/NAMESPACE/VEHICLE/NAME; a MuJoCo name's characters that ROS names do not allow become '_'."""
+        parts = [ros_token(t) for p in (vehicle, name) if p for t in p.split("/")]
+        return "/" + "/".join(p for p in [self.namespace] + parts if p)
 
     def _make_node(self):
         import rclpy
@@ -240,7 +252,7 @@ class Bridge:
         # /clock: keep last 1, reliable (it matches rclcpp's ClockQoS, best effort, and reliable subscribers)
         clock_qos = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST,
                                durability=DurabilityPolicy.VOLATILE)
-        # state topics: best effort (REP 2003's sensor data profile); in lock-step reliable, so that a
+        # state topics: best effort (ROS 2's sensor data profile); in lock-step reliable, so that a
         # client waiting for each period's state never misses one (best-effort subscribers still match)
         state = reliable if self.mode == "lockstep" else qos_profile_sensor_data
         self.clock_pub = self.node.create_publisher(Clock, "/clock", clock_qos)
@@ -683,21 +695,42 @@ def _sensor_message(plugin, values, frame):
 
 # ---------------------------------------------------------------------------------------
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with Nereid's usage-error form: the message first, then the usage; exit 2."""
+
+    def error(self, message):
+        words = " ".join(w if len(w) <= 80 else w[:60] + f"... ({len(w)} chars)" for w in message.split(" "))
+        usage = self.format_usage().removeprefix("usage: ")
+        sys.stderr.write(f"nereid: ros: {words}\nusage:\n{usage}")
+        sys.exit(2)
+
+
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(nan|inf)", re.IGNORECASE)
+
+
+def _real(text):
+    """A decimal number as the C++ command line reads one (no '1_000', no hex); nan and inf
+    pass here and are refused by the range checks with the flag's limits."""
+    if not _NUMBER.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number")
+    return float(text)
+
+
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="nereid ros", description="ROS 2 bridge: publishes a Nereid simulation's "
+    p = _Parser(prog="nereid ros", description="ROS 2 bridge: publishes a Nereid simulation's "
                                 "clock, odometry, thrusters, joints and sensors; takes thruster, wrench and "
                                 "joint commands (docs/ros.md).")
     p.add_argument("input", help="a scenario (.json) or an MJCF model (.xml)")
-    p.add_argument("--rate", type=float, default=50.0, help="publishing and control rate, Hz (default 50; "
+    p.add_argument("--rate", type=_real, default=50.0, help="publishing and control rate, Hz (default 50; "
                    "at most the physics rate)")
     p.add_argument("--mode", choices=("realtime", "fast", "lockstep"), default="realtime",
                    help="realtime (paced by --speed), fast (as fast as it steps), lockstep (waits for a "
                    "command each control period)")
     p.add_argument("--lockstep", action="store_true", help="the same as --mode lockstep")
-    p.add_argument("--speed", type=float, default=1.0, help="real-time multiple in realtime mode (default 1)")
+    p.add_argument("--speed", type=_real, default=1.0, help="real-time multiple in realtime mode (default 1)")
     p.add_argument("--namespace", default="nereid", help="topic namespace (default nereid)")
     p.add_argument("--vehicle", default=None, help="bridge only this vehicle (a free body's name)")
-    p.add_argument("--duration", type=float, default=0.0, help="stop after this many simulated seconds "
+    p.add_argument("--duration", type=_real, default=0.0, help="stop after this many simulated seconds "
                    "(default 0: until stopped)")
     p.add_argument("--constraints", choices=("mujoco", "uk"), default=None, help="as nereid.load's")
     p.add_argument("--mcap", default=None, metavar="FILE", help="record every published and received message "

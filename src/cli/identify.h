@@ -61,6 +61,11 @@ inline int Replay(const std::vector<std::string>& args) {
   return RunPythonTool("replay", "replay.py", "NEREID_REPLAY_SCRIPT", args);
 }
 
+// `nereid ros ...`: the ROS 2 bridge (python/nereid/ros.py through tools/ros.py; docs/ros.md).
+inline int Ros(const std::vector<std::string>& args) {
+  return RunPythonTool("ros", "ros.py", "NEREID_ROS_SCRIPT", args);
+}
+
 }  // namespace nereid::cli
 
 #endif  // NEREID_SRC_CLI_IDENTIFY_H_

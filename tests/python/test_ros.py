@@ -338,8 +338,13 @@ def test_bad_input(tmp_path, capsys):
     for flag, value in (("--rate", "nan"), ("--rate", "0"), ("--speed", "-1"), ("--duration", "inf")):
         code, err = run_main(capsys, HEAVY, flag, value)
         assert code == 1 and f"{flag} {value}" in err
-    code, err = run_main(capsys, HEAVY, "--namespace", "a b")
-    assert code == 1 and "--namespace 'a b'" in err
+    for ns in ("a b", "ä", "1x", "a//b"):
+        code, err = run_main(capsys, HEAVY, "--namespace", ns)
+        assert code == 1 and f"--namespace '{ns}'" in err
+    assert ros.ros_token("arm-1.link") == "arm_1_link" and ros.ros_token("2nd") == "_2nd"
+    with pytest.raises(SystemExit) as e:          # usage errors: exit 2, the message before the usage
+        ros.main([HEAVY, "--duration", "1_000"])
+    assert e.value.code == 2 and capsys.readouterr().err.startswith("nereid: ros: argument --duration: '1_000'")
 
 
 def test_missing_rclpy(monkeypatch, capsys):
