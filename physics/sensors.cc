@@ -39,6 +39,8 @@ double Normal(uint64_t seed, uint64_t stream, uint64_t k) {
 }
 
 bool SampleClock::Due(double time) {
+  // time set back (a state restored without mj_resetData): start again from there
+  if (started_ && time + 1e-9 * period_ < last_) Reset();
   if (!started_) {
     started_ = true;
     start_ = time;
@@ -49,6 +51,7 @@ bool SampleClock::Due(double time) {
   if (time + 1e-9 * period_ < instant) return false;
   // the next instant after `time` (a step longer than the period skips instants)
   next_ = static_cast<uint64_t>(std::floor((time - start_) / period_ + 1e-9)) + 1;
+  last_ = time;
   return true;
 }
 

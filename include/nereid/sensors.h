@@ -47,7 +47,8 @@ class Stream {
 // Sample-and-hold at `rate` (Hz) from time `start`, delivered `latency` seconds after it
 // was taken. Due(t) is true once per sample instant (k / rate after start; a call at the
 // same time again is not due); Push stores a sample taken at t; Deliver(t) returns the
-// newest sample taken at or before t - latency (nullptr before the first).
+// newest sample taken at or before t - latency (nullptr before the first). A time earlier
+// than the last sample's (a state restored without a reset) restarts the clock there.
 class SampleClock {
  public:
   SampleClock() = default;
@@ -58,6 +59,7 @@ class SampleClock {
   void Reset() {
     started_ = false;
     next_ = 0;
+    last_ = 0;
     pending_.clear();
     held_.clear();
     has_held_ = false;
@@ -71,8 +73,8 @@ class SampleClock {
   };
   double period_ = 0, latency_ = 0;
   bool started_ = false;
-  double start_ = 0;
-  uint64_t next_ = 0;  // index of the next sample instant
+  double start_ = 0, last_ = 0;  // the first and the latest sample's times
+  uint64_t next_ = 0;             // index of the next sample instant
   std::deque<Sample> pending_;
   std::vector<double> held_;
   bool has_held_ = false;

@@ -139,6 +139,14 @@ TEST_SUITE("sensor_math") {
     CHECK(delivered[34] == doctest::Approx(0.0));         // t = 0.34
     CHECK(delivered[35] == doctest::Approx(0.1));         // t = 0.35: the sample of 0.1
     CHECK(delivered[100] == doctest::Approx(0.7));        // t = 1.0: 0.75 -> 0.7
+    // time set back to 0.5 without a reset: a new sample there, delivered 0.25 s later
+    REQUIRE(clock.Due(0.5));
+    clock.Push(0.5, {-0.5});
+    CHECK(clock.Deliver(0.7) == nullptr);
+    REQUIRE(clock.Deliver(0.75) != nullptr);
+    CHECK((*clock.Deliver(0.75))[0] == -0.5);
+    CHECK_FALSE(clock.Due(0.55));
+    CHECK(clock.Due(0.6));
   }
 
   TEST_CASE("Janus beams solve the velocity exactly from 4 or 3 beams, not 2") {
