@@ -38,6 +38,14 @@ os.environ.update({k: ENV[k] for k in ("RMW_IMPLEMENTATION", "ROS_DOMAIN_ID", "R
 NS = "/nereid/heavy/"
 
 
+@pytest.fixture(scope="module", autouse=True)
+def ros_context():
+    """rclpy's context of this process's clients, shut down when the module is done."""
+    yield
+    if HAVE_ROS:
+        rclpy.try_shutdown()
+
+
 def start_bridge(*args, path=HEAVY):
     return subprocess.Popen([sys.executable, "-m", "nereid.ros", str(path), *map(str, args)], env=ENV,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -448,3 +456,25 @@ def test_pause_step_reset():
         client.close()
         out = stop(proc)
     assert "reset to the initial state" in out and "paused" in out
+
+
+def test_command_line_and_arm_joints(tmp_path):
+    """`nereid ros` through the command line (the nereid package beside the executable) on the
+    UVMS (a Heavy with two 6-joint arms, models/uvmms): 0.2 s in fast mode recorded to MCAP
+    has the 12 arm joints' states each period; a rate above the physics rate exits 1."""
+    from mcap.reader import make_reader
+    from mcap_ros2.decoder import DecoderFactory
+    cli = os.environ.get("NEREID_CLI") or os.path.join(ROOT, "build", "nereid")
+    if not os.path.exists(cli):
+        pytest.skip("no nereid executable (NEREID_CLI)")
+    out = tmp_path / "uvmms.mcap"
+    r = subprocess.run([cli, "ros", os.path.join(nereid.model_dir(), "uvmms", "uvmms.xml"), "--mode", "fast",
+                        "--duration", "0.2", "--mcap", str(out)], env=ENV, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    with open(out, "rb") as f:
+        states = [d for _, ch, _, d in make_reader(f, decoder_factories=[DecoderFactory()]).iter_decoded_messages()
+                  if ch.topic == "/nereid/heavy/joint_states"]
+    assert len(states) == 11 and len(states[-1].name) == 12 and states[-1].name[0] == "arm1_q1"
+    assert len(states[-1].position) == len(states[-1].velocity) == len(states[-1].effort) == 12
+    r = subprocess.run([cli, "ros", HEAVY, "--rate", "1000"], env=ENV, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "above the physics rate" in r.stderr
