@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "nereid/error.h"
+#include "nereid/plugins.h"
 #include "nereid/rl.h"
 
 namespace nereid::rl {
@@ -90,7 +91,10 @@ Env::~Env() {
 }
 
 void Env::Reset(float* observation, const uint64_t* seed) {
-  if (seed) rng_.seed(*seed);
+  if (seed) {
+    rng_.seed(*seed);
+    SeedSensors(sim_->model(), sim_->data(), *seed);  // the model's sensors' noise streams
+  }
   steps_ = 0;
   task_->Reset(*sim_, rng_);
   task_->Observe(*sim_, observation);
