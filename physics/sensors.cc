@@ -33,9 +33,33 @@ double Uniform(uint64_t seed, uint64_t stream, uint64_t k) {
 }
 
 double Normal(uint64_t seed, uint64_t stream, uint64_t k) {
-  const double u1 = Uniform(seed, stream, 2 * k);
-  const double u2 = Uniform(seed, stream, 2 * k + 1);
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+  // draws 2j and 2j+1 are the two outputs of one Box-Muller pair (independent normals)
+  const uint64_t j = k / 2;
+  const double u1 = Uniform(seed, stream, 2 * j);
+  const double u2 = Uniform(seed, stream, 2 * j + 1);
+  const double r = std::sqrt(-2.0 * std::log(u1)), a = 2.0 * std::numbers::pi * u2;
+  return r * (k % 2 ? std::sin(a) : std::cos(a));
+}
+
+double Stream::Normal() {
+  // the pair's second output is kept for the next call: one logarithm per two draws
+  if (counter_ % 2 == 1 && has_spare_) {
+    has_spare_ = false;
+    ++counter_;
+    return spare_;
+  }
+  const uint64_t j = counter_ / 2;
+  const double u1 = sensors::Uniform(seed_, stream_, 2 * j);
+  const double u2 = sensors::Uniform(seed_, stream_, 2 * j + 1);
+  const double r = std::sqrt(-2.0 * std::log(u1)), a = 2.0 * std::numbers::pi * u2;
+  const bool odd = counter_ % 2 == 1;
+  ++counter_;
+  if (!odd) {
+    spare_ = r * std::sin(a);
+    has_spare_ = true;
+    return r * std::cos(a);
+  }
+  return r * std::sin(a);
 }
 
 bool SampleClock::Due(double time) {
@@ -75,8 +99,9 @@ double Quantise(double x, double resolution) {
 }
 
 double AxisState::Sample(const AxisNoise& n, double period, double truth, Stream* s) {
-  const double white = n.white_density / std::sqrt(period) * s->Normal();
-  const double walk = n.bias_walk * std::sqrt(period) * s->Normal();
+  // a term that is off draws nothing
+  const double white = n.white_density > 0 ? n.white_density / std::sqrt(period) * s->Normal() : 0.0;
+  const double walk = n.bias_walk > 0 ? n.bias_walk * std::sqrt(period) * s->Normal() : 0.0;
   const double y = (1.0 + n.scale_factor) * truth + turn_on_ + bias_ + white;
   bias_ += walk;  // the bias of the next sample
   return Quantise(y, n.resolution);

@@ -34,13 +34,23 @@ class Stream {
  public:
   Stream() = default;
   Stream(uint64_t seed, uint64_t stream) : seed_(seed), stream_(stream) {}
-  double Normal() { return sensors::Normal(seed_, stream_, counter_++); }
-  double Uniform() { return sensors::Uniform(seed_, stream_, counter_++); }
-  void Restart() { counter_ = 0; }
+  // the same value as sensors::Normal(seed, stream, counter), computed once per pair
+  double Normal();
+  double Uniform() {
+    has_spare_ = false;
+    // a stream of its own, so that it never reuses a normal draw's uniforms
+    return sensors::Uniform(seed_, ~stream_, counter_++);
+  }
+  void Restart() {
+    counter_ = 0;
+    has_spare_ = false;
+  }
   uint64_t counter() const { return counter_; }
 
  private:
   uint64_t seed_ = 0, stream_ = 0, counter_ = 0;
+  double spare_ = 0;
+  bool has_spare_ = false;
 };
 
 // ---- sampling clock --------------------------------------------------------------------
