@@ -12,7 +12,6 @@ simulated tow rig (docs/own_vehicle.md, Part 2; formats in docs/logs.md).
 
 Bad input exits 1 with a message naming the file, line and column; usage errors exit 2.
 """
-import argparse
 import glob
 import json
 import math
@@ -21,6 +20,7 @@ import re
 import sys
 
 import numpy as np
+from tool_args import UsageParser, cut_long_words
 
 DOFS = ("surge", "sway", "heave", "roll", "pitch", "yaw")  # nereid.logs.DOFS
 
@@ -341,23 +341,8 @@ def rig(args):
     print(f"wrote {len(runs)} {args.dof} runs into {args.out}")
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse with Nereid's usage-error form: the message first, then the usage; exit 2."""
-
-    def error(self, message):
-        usage = self.format_usage().removeprefix("usage: ")
-        sys.stderr.write(f"nereid: {self.prog.removeprefix('nereid ')}: {cut_long_words(message)}\nusage:\n{usage}")
-        sys.exit(2)
-
-
-def cut_long_words(text, limit=80):
-    """`text` with each word longer than `limit` characters cut (a huge argument must not make a
-    huge message), as the C++ command line's CutLongWords."""
-    return " ".join(w if len(w) <= limit else w[:limit - 20] + f"... ({len(w)} chars)" for w in text.split(" "))
-
-
 def build_parser():
-    p = _Parser(prog="nereid identify", description=__doc__.split("\n")[0])
+    p = UsageParser(prog="nereid identify", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     t = sub.add_parser("tow", help="damping from tow-test runs (seed 000 §4.1)")
     t.add_argument("runs", nargs="+", help="tow-run CSV files or folders of them (docs/logs.md)")

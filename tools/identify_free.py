@@ -32,23 +32,13 @@ def _setup(model_path, log, meas, initial_velocity, time_offset):
     jnt = model.body_jntadr[b]
     qadr, vadr = model.jnt_qposadr[jnt], model.jnt_dofadr[jnt]
     t0, t1 = meas["t"][0], meas["t"][-1]
-    data.qpos[qadr:qadr + 3] = meas["p_filtered"][0]
-    first = meas["quat"][meas["t"] <= t0 + 0.1]
-    first = first * np.sign(first @ first[0])[:, None]
-    q0 = first.mean(axis=0)
-    data.qpos[qadr + 3:qadr + 7] = q0 / np.linalg.norm(q0)
-    if initial_velocity == "kf":
-        data.qvel[vadr:vadr + 3] = meas["v"][0]
-        data.qvel[vadr + 3:vadr + 6] = meas["w"][0]
+    replay_tool.start_from_log(data, qadr, vadr, meas, initial_velocity)
     nereid.forward(model, data)
     init = nereid.get_state(model, data)
     dt = model.opt.timestep
     n = int(np.ceil((t1 - t0) / dt))
     ts = t0 + dt * np.arange(n + 1)
-    ctrl = np.tile(data.ctrl.copy(), (n, 1))
-    for a in range(model.nu):
-        lo, hi = model.actuator_ctrlrange[a]
-        ctrl[:, a] = 0.5 * (lo + hi) if model.actuator_ctrllimited[a] and not lo <= 0 <= hi else 0.0
+    ctrl = np.tile(replay_tool.neutral_controls(model), (n, 1))
     cmap = replay_tool.command_map(model, log)
     idx = np.searchsorted(log.commands.t + time_offset, ts[:-1] + 1e-9, side="right") - 1
     ok = idx >= 0

@@ -14,13 +14,13 @@ difference over a grid of 5 ms, refined by a parabola. Reports RMSE and the DTW 
 (dtaidistance, seed 000's measure) of position and velocity, raw and after the offset, in
 DIR/replay.json, with DIR/replay.png (seed 000 Figs. 13 and 16). Bad input exits 1.
 """
-import argparse
 import json
 import math
 import os
 import sys
 
 import numpy as np
+from tool_args import UsageParser, cut_long_words
 
 
 class InputError(ValueError):
@@ -115,6 +115,31 @@ def command_map(model, log):
     return out
 
 
+def start_from_log(data, qadr, vadr, meas, initial_velocity):
+    """The vehicle's free joint (position address qadr, velocity address vadr) at the log's
+    first filtered position; the attitude the mean of the first 0.1 s of quaternions (signs
+    aligned), against pose noise; with initial_velocity "kf" the filter's first velocities."""
+    t0 = meas["t"][0]
+    data.qpos[qadr:qadr + 3] = meas["p_filtered"][0]
+    first = meas["quat"][meas["t"] <= t0 + 0.1]
+    first = first * np.sign(first @ first[0])[:, None]
+    q0 = first.mean(axis=0)
+    data.qpos[qadr + 3:qadr + 7] = q0 / np.linalg.norm(q0)
+    if initial_velocity == "kf":
+        data.qvel[vadr:vadr + 3] = meas["v"][0]
+        data.qvel[vadr + 3:vadr + 6] = meas["w"][0]
+
+
+def neutral_controls(model):
+    """Controls for the actuators a log does not drive: 0, or the range's middle where 0 is out
+    of range."""
+    out = np.zeros(model.nu)
+    for a in range(model.nu):
+        lo, hi = model.actuator_ctrlrange[a]
+        out[a] = 0.5 * (lo + hi) if model.actuator_ctrllimited[a] and not lo <= 0 <= hi else 0.0
+    return out
+
+
 def simulate(model_path, log, meas, body=None, initial_velocity="kf"):
     """The model driven by the log's commands from the first measured pose; returns times,
     body positions, world velocities, body angular rates and quaternions at every step."""
@@ -126,20 +151,10 @@ def simulate(model_path, log, meas, body=None, initial_velocity="kf"):
     t0, t1 = meas["t"][0], meas["t"][-1]
     if t1 - t0 > MAX_DURATION_S:
         raise InputError(f"{log.path}: the poses span {t1 - t0:g} s (the limit is {MAX_DURATION_S:g} s)")
-    data.qpos[qadr:qadr + 3] = meas["p_filtered"][0]
-    # the attitude: the mean of the first 0.1 s of quaternions (signs aligned), against pose noise
-    first = meas["quat"][meas["t"] <= t0 + 0.1]
-    first = first * np.sign(first @ first[0])[:, None]
-    q0 = first.mean(axis=0)
-    data.qpos[qadr + 3:qadr + 7] = q0 / np.linalg.norm(q0)
-    if initial_velocity == "kf":
-        data.qvel[vadr:vadr + 3] = meas["v"][0]
-        data.qvel[vadr + 3:vadr + 6] = meas["w"][0]
+    start_from_log(data, qadr, vadr, meas, initial_velocity)
     data.time = t0
     cmap = command_map(model, log) if log.commands is not None else []
-    for a in range(model.nu):  # actuators the log does not drive: neutral (0 or the range's middle)
-        lo, hi = model.actuator_ctrlrange[a]
-        data.ctrl[a] = 0.5 * (lo + hi) if model.actuator_ctrllimited[a] and not lo <= 0 <= hi else 0.0
+    data.ctrl[:] = neutral_controls(model)  # actuators the log does not drive
     nereid.forward(model, data)
     s = nereid.stepper(model, data)
     dt = model.opt.timestep
@@ -279,23 +294,8 @@ def replay(args):
     return report
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse with Nereid's usage-error form: the message first, then the usage; exit 2."""
-
-    def error(self, message):
-        usage = self.format_usage().removeprefix("usage: ")
-        sys.stderr.write(f"nereid: {self.prog.removeprefix('nereid ')}: {cut_long_words(message)}\nusage:\n{usage}")
-        sys.exit(2)
-
-
-def cut_long_words(text, limit=80):
-    """`text` with each word longer than `limit` characters cut (a huge argument must not make a
-    huge message), as the C++ command line's CutLongWords."""
-    return " ".join(w if len(w) <= limit else w[:limit - 20] + f"... ({len(w)} chars)" for w in text.split(" "))
-
-
 def build_parser():
-    p = _Parser(prog="nereid replay", description=__doc__.split("\n")[0])
+    p = UsageParser(prog="nereid replay", description=__doc__.split("\n")[0])
     p.add_argument("log")
     p.add_argument("--model", required=True)
     p.add_argument("--out", default="results/replay")

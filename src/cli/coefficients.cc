@@ -1,13 +1,7 @@
 // Copyright Nereid authors.
 #include "cli/coefficients.h"
 
-#include <sys/wait.h>
-
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <iostream>
 #include <optional>
 #include <utility>
 #include <string>
@@ -51,32 +45,13 @@ int Coefficients(const std::vector<std::string>& args) {
                       (exists_error ? " (" + exists_error.message() + ")" : ""));
   }
 
-  const fs::path root = SourceRoot();
-  const char* env_script = std::getenv("NEREID_COEFFICIENTS_SCRIPT");
-  const fs::path script = env_script ? fs::path(env_script) : root / "tools" / "coefficients.py";
-  if (!fs::exists(script)) {
-    throw ConfigError(script.string() + ": the coefficients script is missing (set NEREID_COEFFICIENTS_SCRIPT)");
-  }
   std::vector<std::string> script_args = {input};
   for (std::size_t i = 0; i < flags.size(); ++i) {
     if (values[i]) script_args.insert(script_args.end(), {flags[i].first, *values[i]});
   }
-  // the nereid Python package built beside this executable compiles MJCF bodies
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec && fs::exists(self.parent_path() / "python" / "nereid")) {
-    const char* old = std::getenv("PYTHONPATH");
-    const std::string path = (self.parent_path() / "python").string() + (old && *old ? std::string(":") + old : "");
-    ::setenv("PYTHONPATH", path.c_str(), 1);
-  }
-  const std::string cmd = PythonCommand(script.string(), script_args);
-  const int status = std::system(cmd.c_str());
-  if (status == -1) throw Error("coefficients: cannot start " + cmd + ": " + std::strerror(errno));
-  if (WIFSIGNALED(status)) {
-    std::cerr << "nereid: error: coefficients: the script was killed by signal " << WTERMSIG(status) << "\n";
-    return 1;
-  }
-  return WEXITSTATUS(status) == 0 ? 0 : 1;
+  // (the nereid Python package built beside this executable compiles MJCF bodies)
+  const int status = RunPythonTool("coefficients", "coefficients.py", "NEREID_COEFFICIENTS_SCRIPT", script_args);
+  return status == 0 ? 0 : 1;
 }
 
 }  // namespace nereid::cli
