@@ -94,6 +94,18 @@ class Vehicle:
         self.sensors = []       # (sensor id, plugin name, sensor name)
 
 
+def find_tethers(model):
+    """{tether name: [segment body ids in order]}: nereid.tether's lumped segments, the
+    bodies NAME_seg0, NAME_seg1, ... (plugins/tether/tether_expand.cc's names)."""
+    import mujoco
+    found = {}
+    for b in range(model.nbody):
+        m = re.fullmatch(r"(.+)_seg(\d+)", mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, b) or "")
+        if m:
+            found.setdefault(m.group(1), []).append((int(m.group(2)), b))
+    return {name: [b for _, b in sorted(segs)] for name, segs in found.items()}
+
+
 def find_vehicles(model):
     import mujoco
     return [Vehicle(model, model.jnt_bodyid[j]) for j in range(model.njnt)
@@ -218,6 +230,7 @@ class Bridge:
             owner, _ = _sensor_owner(m, s, self.vehicles)
             if owner is not None:
                 owner.sensors.append((s, plugin, _name(m, mujoco.mjtObj.mjOBJ_SENSOR, s)))
+        self.tethers = find_tethers(m)
         self.recorder = McapRecorder(mcap) if mcap else None
         self._lock = threading.Lock()
         self._pending = {}          # (vehicle name, kind) -> values, applied before the next period
@@ -262,6 +275,9 @@ class Bridge:
         self.node.create_subscription(UInt32, self._topic(None, "step"), self._on_step, reliable)
         self.node.create_subscription(Empty, self._topic(None, "reset"), self._on_reset, reliable)
         self.pubs = {}
+        from visualization_msgs.msg import Marker
+        for name in self.tethers:
+            self.pubs[("tether", name)] = self.node.create_publisher(Marker, self._topic(name, "marker"), state)
         for v in self.vehicles:
             n = v.name
             self.pubs[(n, "odom")] = self.node.create_publisher(Odometry, self._topic(n, "odom"), state)
@@ -361,6 +377,8 @@ class Bridge:
         clock = Clock()
         self._stamp(clock.clock)
         self._out(self.clock_pub, clock)
+        if self.tethers:
+            self._publish_tethers()
         for v in self.vehicles:
             p, q, lin, ang = odometry_values(m, d, v.body)
             o = Odometry()
@@ -400,6 +418,28 @@ class Bridge:
                                     MultiArrayDimension(label="beam", size=4, stride=4)]
                     b.data = [float(x) for x in values[5:13]]
                     self._out(self.pubs[(v.name, "beams", s)], b)
+
+    def _publish_tethers(self):
+        """Each tether as an RViz line strip through its segments' origins, ENU world."""
+        import mujoco
+        from geometry_msgs.msg import Point
+        from visualization_msgs.msg import Marker
+        from .logs import pose_from_nereid
+        mujoco.mj_kinematics(self.model, self.data)   # positions of this state (the step's are one step old)
+        for name, segs in self.tethers.items():
+            pts = np.zeros((len(segs), 7))
+            pts[:, 0:3] = self.data.xpos[segs]
+            pts[:, 3] = 1.0
+            enu = pose_from_nereid("ENU", pts)[:, 0:3]
+            mk = Marker()
+            self._stamp(mk.header.stamp)
+            mk.header.frame_id = FRAME_WORLD
+            mk.ns, mk.id, mk.type, mk.action = name, 0, Marker.LINE_STRIP, Marker.ADD
+            mk.pose.orientation.w = 1.0
+            mk.scale.x = 0.02
+            mk.color.r, mk.color.g, mk.color.b, mk.color.a = 1.0, 0.6, 0.0, 1.0
+            mk.points = [Point(x=float(x), y=float(y), z=float(z)) for x, y, z in enu]
+            self._out(self.pubs[("tether", name)], mk)
 
     def _wait_for_command(self):
         """Lock-step: block until a command not yet applied arrives (or shutdown)."""

@@ -499,3 +499,33 @@ def test_command_line_and_arm_joints(tmp_path):
     assert len(states[-1].position) == len(states[-1].velocity) == len(states[-1].effort) == 12
     r = subprocess.run([cli, "ros", HEAVY, "--rate", "1000"], env=ENV, capture_output=True, text=True, timeout=60)
     assert r.returncode == 1 and "above the physics rate" in r.stderr
+
+
+@needs_ros
+def test_tether_marker(tmp_path):
+    """The tethered Heavy (models/bluerov2_heavy_tether, 50 lumped segments): each period a
+    LINE_STRIP marker through the segments' origins in the ENU world, starting at the anchor;
+    drawing it changes no trajectory (the last odometry equals nereid.step's to 1e-12)."""
+    from mcap.reader import make_reader
+    from mcap_ros2.decoder import DecoderFactory
+    path = nereid.model_path("bluerov2_heavy_tether")
+    out = tmp_path / "tether.mcap"
+    r = subprocess.run([sys.executable, "-m", "nereid.ros", path, "--mode", "fast", "--duration", "0.2", "--mcap",
+                        str(out)], env=ENV, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    got = {}
+    with open(out, "rb") as f:
+        for _, ch, _, d in make_reader(f, decoder_factories=[DecoderFactory()]).iter_decoded_messages():
+            got.setdefault(ch.topic, []).append(d)
+    markers = got["/nereid/tether/marker"]
+    assert len(markers) == 11 and markers[-1].type == 4 and len(markers[-1].points) == 50
+    model, data = nereid.load(path)
+    nereid.step(model, data, nstep=40)
+    import mujoco
+    mujoco.mj_kinematics(model, data)
+    first = logs.pose_from_nereid("ENU", np.array([[*data.xpos[model.body("tether_seg0").id], 1, 0, 0, 0]]))[0]
+    pt = markers[-1].points[0]
+    np.testing.assert_allclose([pt.x, pt.y, pt.z], first[0:3], atol=1e-12)
+    p, _, _, _ = ros.odometry_values(model, data, model.body("heavy").id)
+    o = got["/nereid/heavy/odom"][-1].pose.pose.position
+    np.testing.assert_allclose([o.x, o.y, o.z], p, rtol=0, atol=1e-12)
