@@ -69,6 +69,7 @@ std::unique_ptr<Dvl> Dvl::Create(const mjModel* m, mjData*, int instance) {
 
 std::vector<double> Dvl::Measure(const mjModel* m, mjData* d) {
   std::vector<double> y(kDim, 0.0);
+  for (int i = 0; i < dvl_keys::kMaxBeams; ++i) y[static_cast<size_t>(5 + i)] = -1;  // no range
   const Mat3 R = SiteRotation(d, site_);
   const Vec3 p(d->site_xpos[3 * site_], d->site_xpos[3 * site_ + 1], d->site_xpos[3 * site_ + 2]);
   mjtNum vel[6];
@@ -81,7 +82,6 @@ std::vector<double> Dvl::Measure(const mjModel* m, mjData* d) {
   double altitude_sum = 0;
   int hits = 0;
   for (size_t i = 0; i < n; ++i) {
-    y[5 + i] = -1;  // no range
     const Vec3 dir = R * beams_[i];
     int geom = -1;
     const double range = mj_ray(m, d, p.data(), dir.data(), nullptr, 1, own_body, &geom, nullptr);

@@ -100,6 +100,18 @@ PLUGIN_KEYS = {
     "nereid.tether": ["model", "site", "anchor_body", "anchor_point", "length", "segments", "diameter",
                       "cd_normal", "cd_tangential", "mass_per_metre", "axial_stiffness", "bending_damping",
                       "added_mass_coefficient", "fluid_density", "analytic_weight_factor"],
+    # the sensor plugins (docs/sensors.md): mutated in the shipped *_sensors.xml models
+    "nereid.pressure": ["site", "rate", "latency", "seed", "fluid_density", "atmospheric_pressure", "noise",
+                        "offset", "resolution"],
+    "nereid.imu": ["site", "rate", "latency", "seed", "accel_noise_density", "accel_bias_walk",
+                   "accel_turn_on_bias", "accel_scale_factor", "accel_resolution", "gyro_noise_density",
+                   "gyro_bias_walk", "gyro_turn_on_bias", "gyro_scale_factor", "gyro_resolution", "heading_noise"],
+    "nereid.dvl": ["site", "rate", "latency", "seed", "beams", "beam_angle", "beam_azimuth", "min_altitude",
+                   "max_altitude", "velocity_noise", "velocity_noise_per_speed", "velocity_noise_per_range",
+                   "range_noise", "dropout", "water_track"],
+    "nereid.acoustic": ["site", "rate", "latency", "seed", "transceiver", "cone", "max_range", "range_noise",
+                        "angle_noise"],
+    "nereid.altimeter": ["site", "rate", "latency", "seed", "min_range", "max_range", "noise", "noise_per_range"],
 }
 
 
