@@ -108,8 +108,9 @@ def find_tethers(model):
 
 def find_vehicles(model):
     import mujoco
+    free = int(mujoco.mjtJoint.mjJNT_FREE)
     return [Vehicle(model, model.jnt_bodyid[j]) for j in range(model.njnt)
-            if int(model.jnt_type[j]) == int(mujoco.mjtJoint.mjJNT_FREE) and model.body_parentid[model.jnt_bodyid[j]] == 0]
+            if int(model.jnt_type[j]) == free and model.body_parentid[model.jnt_bodyid[j]] == 0]
 
 
 def sensor_plugin_names(model):
@@ -517,7 +518,8 @@ class Bridge:
         spinner = threading.Thread(target=spin, daemon=True)
         spinner.start()
         self.log.info(f"{len(self.vehicles)} vehicle(s): " + "; ".join(
-            f"{v.name} ({len(v.thrusters)} thrusters, {len(v.joints)} joints, {len(v.sensors)} sensors)"
+            f"{v.name} ({len(v.thrusters)} thrusters, {len(v.joints)} joints, "
+            f"{len(v.joint_actuators)} joint actuators, {len(v.sensors)} sensors)"
             for v in self.vehicles) + f"; publishing at {self.rate:g} Hz, mode {self.mode}")
         wall0 = time.monotonic()
         pace_wall, pace_steps = wall0, 0        # real-time pacing restarts after a pause or a reset

@@ -154,7 +154,8 @@ def test_frames_ned_to_enu():
     np.testing.assert_allclose(ang, 0.0, atol=1e-12)
     # a general heading: NED yaw psi is ENU yaw pi/2 - psi
     psi = 0.3
-    data.qpos[3:7] = logs.pose_to_nereid("NED", np.array([[0, 0, 0, math.cos(psi / 2), 0, 0, math.sin(psi / 2)]]))[0, 3:7]
+    ned_q = np.array([[0, 0, 0, math.cos(psi / 2), 0, 0, math.sin(psi / 2)]])
+    data.qpos[3:7] = logs.pose_to_nereid("NED", ned_q)[0, 3:7]
     _, q, _, _ = ros.odometry_values(model, data, model.body("heavy").id)
     enu_yaw = math.atan2(2 * (q[0] * q[3] + q[1] * q[2]), 1 - 2 * (q[2] ** 2 + q[3] ** 2))
     assert enu_yaw == pytest.approx(math.pi / 2 - psi, abs=1e-12)
