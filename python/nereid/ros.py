@@ -32,6 +32,7 @@ import numpy as np
 INSTALL_HINT = ("nereid ros needs ROS 2's Python client and message packages: "
                 "pip install -r requirements-ros.txt (from Nereid's source tree) or pip install 'nereid[ros]'")
 MAX_RATE = 10000.0
+MAX_COMMAND = 1e10             # nereid.step's bound on a control's size
 FRAME_WORLD = "world"          # the ENU world frame (REP 103), origin at Nereid's world origin
 SENSOR_PLUGINS = ("nereid.pressure", "nereid.imu", "nereid.dvl", "nereid.acoustic", "nereid.altimeter")
 
@@ -172,6 +173,9 @@ def check_command(values, size, what):
     bad = np.flatnonzero(~np.isfinite(a))
     if bad.size:
         return None, f"{what}: value {bad[0]} is {a[bad[0]]}; expected finite numbers; ignored"
+    huge = np.flatnonzero(np.abs(a) > MAX_COMMAND)
+    if huge.size:  # nereid.step refuses such controls (docs/python.md)
+        return None, f"{what}: value {huge[0]} is {a[huge[0]]:g}; expected at most {MAX_COMMAND:g} in size; ignored"
     return a, None
 
 
@@ -354,7 +358,10 @@ class Bridge:
         m, d = self.model, self.data
         for v in self.vehicles:
             if (v.name, "wrench") in pending:
-                stepper(m, d).drive(v.name, list(pending[(v.name, "wrench")]))
+                try:
+                    stepper(m, d).drive(v.name, list(pending[(v.name, "wrench")]))
+                except ValueError as e:  # e.g. a vehicle whose thrusters are not nereid.thruster
+                    self._warn(f"{self._topic(v.name, 'wrench')}: {e}; ignored")
             if (v.name, "thrusters_normalized") in pending:
                 lo, hi = m.actuator_ctrlrange[v.thrusters, 0], m.actuator_ctrlrange[v.thrusters, 1]
                 u = np.clip(pending[(v.name, "thrusters_normalized")], -1.0, 1.0)

@@ -171,6 +171,7 @@ def test_command_checks():
     assert "3 values, expected 2" in ros.check_command([1, 2, 3], 2, "t")[1]
     assert "value 1 is nan" in ros.check_command([1, float("nan")], 2, "t")[1]
     assert "value 0 is inf" in ros.check_command([float("inf"), 0], 2, "t")[1]
+    assert "value 1 is 1e+300; expected at most 1e+10" in ros.check_command([0, 1e300], 2, "t")[1]
 
 
 @pytest.fixture(scope="module")
@@ -214,7 +215,7 @@ def test_thruster_commands_and_malformed(live):
     proc, client = live
     pub = client.node.create_publisher(Float64MultiArrayType(), NS + "thrusters/command", reliable())
     assert client.wait(lambda: pub.get_subscription_count() > 0)
-    for bad in ([1700.0] * 7, [1700.0] * 7 + [float("nan")], [float("inf")] + [1700.0] * 7):
+    for bad in ([1700.0] * 7, [1700.0] * 7 + [float("nan")], [float("inf")] + [1700.0] * 7, [1e300] * 8):
         pub.publish(array(bad))
     time.sleep(0.3)
     state = client.got(NS + "thrusters/state")[-1][1].data
