@@ -1,0 +1,201 @@
+// Copyright Nereid authors.
+// Linear (Airy) waves: include/nereid/waves.h.
+#include "nereid/waves.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <sstream>
+
+namespace nereid::waves {
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+constexpr double kDeepKh = 20;  // beyond k h = 20, tanh k h = 1 to 1e-17: deep water
+
+bool Deep(double depth) { return !(depth > 0) || !std::isfinite(depth); }
+
+// splitmix64: a counter-based stream, the same on every platform (std's distributions are not)
+std::uint64_t Mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+double Uniform(std::uint64_t seed, std::uint64_t counter) {
+  return static_cast<double>(Mix(seed * 0x100000001b3ULL + counter) >> 11) * 0x1.0p-53;
+}
+
+// the unnormalised shape of a spectrum: PM's w^-5 exp(-5/4 (wp/w)^4), JONSWAP's gamma^r
+double Shape(const SeaState& sea, double omega) {
+  if (!(omega > 0)) return 0;
+  const double wp = 2 * kPi / sea.peak_period;
+  const double base = std::pow(omega, -5) * std::exp(-1.25 * std::pow(wp / omega, 4));
+  if (sea.kind == SpectrumKind::kPiersonMoskowitz || sea.gamma == 1) return base;
+  const double sigma = omega <= wp ? 0.07 : 0.09;
+  const double r = std::exp(-(omega - wp) * (omega - wp) / (2 * sigma * sigma * wp * wp));
+  return base * std::pow(sea.gamma, r);
+}
+
+// the integral of Shape over 0 < w < infinity: Simpson's rule on 0.2 .. 20 w_p, 20000
+// panels (the shape is below 1e-40 of its peak under 0.2 w_p; the tail beyond 20 w_p,
+// ~ w^-4 / 4, is added in closed form)
+double ShapeIntegral(const SeaState& sea) {
+  const double wp = 2 * kPi / sea.peak_period;
+  const double lo = 0.2 * wp, hi = 20 * wp;
+  const int n = 20000;
+  const double h = (hi - lo) / n;
+  double sum = Shape(sea, lo) + Shape(sea, hi);
+  for (int i = 1; i < n; ++i) sum += (i % 2 ? 4 : 2) * Shape(sea, lo + i * h);
+  return sum * h / 3 + std::pow(hi, -4) / 4;
+}
+
+}  // namespace
+
+double WaveNumber(double omega, double depth, double g) {
+  if (!(omega > 0)) return 0;
+  const double deep = omega * omega / g;
+  if (Deep(depth) || deep * depth > kDeepKh) return deep;
+  // Eckart (1952): k0 h / sqrt(tanh k0 h) within 5 %, then Newton on f(k) = g k tanh(kh) - w^2
+  double k = deep / std::sqrt(std::tanh(deep * depth));
+  for (int i = 0; i < 50; ++i) {
+    const double t = std::tanh(k * depth);
+    const double f = g * k * t - omega * omega;
+    if (std::abs(f) <= 1e-13 * omega * omega) break;
+    const double df = g * t + g * k * depth * (1 - t * t);
+    k -= f / df;
+  }
+  return k;
+}
+
+double SpectralScale(const SeaState& sea) {
+  return sea.significant_height * sea.significant_height / 16 / ShapeIntegral(sea);
+}
+
+double SpectralDensity(const SeaState& sea, double omega, double scale) { return scale * Shape(sea, omega); }
+
+WaveField WaveField::Regular(double height, double period, double direction, double depth, double phase) {
+  Component c;
+  c.amplitude = height / 2;
+  c.omega = 2 * kPi / period;
+  c.direction = direction;
+  c.phase = phase;
+  return FromComponents({c}, depth);
+}
+
+WaveField WaveField::Irregular(const SeaState& sea, double depth) {
+  const double wp = 2 * kPi / sea.peak_period;
+  const int n = sea.components;
+  const double dw = (sea.high - sea.low) * wp / n;
+  const double scale = SpectralScale(sea);
+  std::vector<Component> components;
+  components.reserve(n);
+  for (int i = 0; i < n; ++i) {
+    Component c;
+    c.omega = sea.low * wp + (i + 0.5) * dw;
+    c.amplitude = std::sqrt(2 * scale * Shape(sea, c.omega) * dw);
+    c.phase = 2 * kPi * Uniform(sea.seed, 2 * static_cast<std::uint64_t>(i));
+    c.direction = sea.direction;
+    if (sea.spreading > 0) {
+      // D(b) ~ cos^2s(b / 2) on (-pi, pi]: rejection sampling against the uniform law
+      for (std::uint64_t draw = 0;; draw += 2) {
+        const std::uint64_t at = (static_cast<std::uint64_t>(i) << 32) + draw + 1;
+        const double b = kPi * (2 * Uniform(sea.seed, at) - 1);
+        if (Uniform(sea.seed, at + 1) <= std::pow(std::cos(b / 2), 2 * sea.spreading)) {
+          c.direction = sea.direction + b;
+          break;
+        }
+      }
+    }
+    components.push_back(c);
+  }
+  return FromComponents(std::move(components), depth);
+}
+
+WaveField WaveField::FromComponents(std::vector<Component> components, double depth) {
+  WaveField f;
+  f.depth_ = Deep(depth) ? 0 : depth;
+  for (Component& c : components) c.k = WaveNumber(c.omega, f.depth_);
+  f.components_ = std::move(components);
+  return f;
+}
+
+std::string WaveField::RegularRule(double height, double period, double depth) {
+  if (!(period > 0) || !std::isfinite(period)) return "the period must be > 0 s";
+  if (!(height > 0) || !std::isfinite(height)) return "the height must be > 0 m";
+  const double length = 2 * kPi / WaveNumber(2 * kPi / period, depth);
+  if (height / length > kBreakingSteepness) {
+    std::ostringstream s;
+    s << "the wave breaks: H / L = " << height << " / " << length << " m = " << height / length
+      << " exceeds 1/7 (the Airy wave of height H and period T is " << length << " m long; at most H = "
+      << length * kBreakingSteepness << " m)";
+    return s.str();
+  }
+  return "";
+}
+
+std::string WaveField::SeaStateRule(const SeaState& sea, double depth) {
+  if (!(sea.peak_period > 0) || !std::isfinite(sea.peak_period)) return "the peak period must be > 0 s";
+  if (!(sea.significant_height > 0) || !std::isfinite(sea.significant_height)) {
+    return "the significant height must be > 0 m";
+  }
+  if (sea.kind == SpectrumKind::kJonswap && !(sea.gamma >= 1 && sea.gamma <= 7)) {
+    return "gamma must be in 1..7 (JONSWAP's peak enhancement; 3.3 the mean of the North Sea data)";
+  }
+  if (!(sea.spreading >= 0 && sea.spreading <= 100)) return "the spreading exponent s must be in 0..100";
+  if (sea.components < 1 || sea.components > kMaxComponents) {
+    return "components must be in 1.." + std::to_string(kMaxComponents);
+  }
+  if (!(sea.low > 0 && sea.low < 1 && sea.high > 1 && sea.high <= 10)) {
+    return "the band must hold the peak: 0 < low < 1 < high <= 10";
+  }
+  const double length = 2 * kPi / WaveNumber(2 * kPi / sea.peak_period, depth);
+  if (sea.significant_height / length > kBreakingSteepness) {
+    std::ostringstream s;
+    s << "the sea breaks: Hs / L_p = " << sea.significant_height << " / " << length
+      << " m exceeds 1/7 (L_p: the Airy wave length at the peak period)";
+    return s.str();
+  }
+  return "";
+}
+
+double WaveField::SignificantHeight() const {
+  double sum = 0;
+  for (const Component& c : components_) sum += c.amplitude * c.amplitude / 2;
+  return 4 * std::sqrt(sum);
+}
+
+double WaveField::Elevation(double x, double y, double t) const {
+  double eta = 0;
+  for (const Component& c : components_) {
+    eta += c.amplitude * std::cos(c.k * (x * std::cos(c.direction) + y * std::sin(c.direction)) - c.omega * t + c.phase);
+  }
+  return eta;
+}
+
+Kinematics WaveField::At(const Vec3& p, double t) const {
+  Kinematics out;
+  const bool deep = depth_ <= 0;
+  const double z = std::clamp(p.z(), deep ? -1e300 : -depth_, 0.0);
+  for (const Component& c : components_) {
+    const double cb = std::cos(c.direction), sb = std::sin(c.direction);
+    const double theta = c.k * (p.x() * cb + p.y() * sb) - c.omega * t + c.phase;
+    const double cos_t = std::cos(theta), sin_t = std::sin(theta);
+    double ch, sh;  // cosh k(z+h) / sinh kh, sinh k(z+h) / sinh kh
+    if (deep || c.k * depth_ > kDeepKh) {
+      ch = sh = std::exp(c.k * z);
+    } else {
+      const double s = std::sinh(c.k * depth_);
+      ch = std::cosh(c.k * (z + depth_)) / s;
+      sh = std::sinh(c.k * (z + depth_)) / s;
+    }
+    const double aw = c.amplitude * c.omega, aw2 = aw * c.omega;
+    out.elevation += c.amplitude * cos_t;
+    const double uh = aw * ch * cos_t, duh = aw2 * ch * sin_t;
+    out.velocity += Vec3(uh * cb, uh * sb, aw * sh * sin_t);
+    out.acceleration += Vec3(duh * cb, duh * sb, -aw2 * sh * cos_t);
+  }
+  return out;
+}
+
+}  // namespace nereid::waves

@@ -1,0 +1,189 @@
+// Copyright Nereid authors.
+// Linear (Airy) waves (include/nereid/waves.h) against the dispersion relation, the
+// closed-form kinematics and the boundary conditions of linear theory, and a spectrum's
+// sampled sea against its significant height and peak period.
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "nereid/waves.h"
+
+namespace nereid::waves {
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+
+TEST_SUITE("waves") {
+
+TEST_CASE("the dispersion relation w^2 = g k tanh(k h) is solved to 1e-12") {
+  double worst = 0;
+  for (double period : {0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 25.0}) {
+    for (double depth : {0.1, 1.0, 5.0, 20.0, 100.0, 1000.0}) {
+      const double w = 2 * kPi / period;
+      const double k = WaveNumber(w, depth);
+      const double residual = std::abs(kGravity * k * std::tanh(k * depth) - w * w) / (w * w);
+      worst = std::max(worst, residual);
+    }
+  }
+  MESSAGE("largest relative residual " << worst);
+  CHECK(worst <= 1e-12);
+  // deep water: k = w^2 / g exactly; shallow water: k -> w / sqrt(g h)
+  CHECK(WaveNumber(1.0, 0) == doctest::Approx(1.0 / kGravity).epsilon(1e-15));
+  CHECK(WaveNumber(1.0, -1) == WaveNumber(1.0, INFINITY));
+  const double shallow = WaveNumber(0.05, 0.5);  // k h = 0.0045
+  CHECK(shallow == doctest::Approx(0.05 / std::sqrt(kGravity * 0.5)).epsilon(1e-5));
+  // T = 8 s in 10 m of water: L = 70.898 m (SciPy's brentq on the same relation; the
+  // deep-water length g T^2 / 2 pi is 99.9 m)
+  CHECK(2 * kPi / WaveNumber(2 * kPi / 8, 10) == doctest::Approx(70.8984).epsilon(1e-5));
+}
+
+TEST_CASE("a regular deep-water wave: elevation, orbital velocity and acceleration in closed form") {
+  const double H = 0.5, T = 4, beta = 0.3;
+  const WaveField f = WaveField::Regular(H, T, beta, 0);
+  const double w = 2 * kPi / T, k = w * w / kGravity;
+  for (const Vec3& p : {Vec3(0, 0, 0), Vec3(1.3, -2.1, -0.7), Vec3(-4, 3, -5)}) {
+    for (double t : {0.0, 0.7, 3.1}) {
+      const double theta = k * (p.x() * std::cos(beta) + p.y() * std::sin(beta)) - w * t;
+      const double e = std::exp(k * p.z());
+      const Kinematics kin = f.At(p, t);
+      CHECK(kin.elevation == doctest::Approx(H / 2 * std::cos(theta)).epsilon(1e-12));
+      const double uh = H / 2 * w * e * std::cos(theta);
+      CHECK(kin.velocity.x() == doctest::Approx(uh * std::cos(beta)).epsilon(1e-12));
+      CHECK(kin.velocity.y() == doctest::Approx(uh * std::sin(beta)).epsilon(1e-12));
+      CHECK(kin.velocity.z() == doctest::Approx(H / 2 * w * e * std::sin(theta)).epsilon(1e-12));
+      // the orbit is a circle of radius H/2 e^{kz}: |u| = w H/2 e^{kz} at every phase
+      CHECK(kin.velocity.norm() == doctest::Approx(w * H / 2 * e).epsilon(1e-12));
+      CHECK(kin.acceleration.norm() == doctest::Approx(w * w * H / 2 * e).epsilon(1e-12));
+      // the acceleration is du/dt (central difference, 1e-6 relative)
+      const double dt = 1e-5;
+      const Vec3 fd = (f.At(p, t + dt).velocity - f.At(p, t - dt).velocity) / (2 * dt);
+      CHECK((kin.acceleration - fd).norm() <= 1e-6 * w * w * H);
+    }
+  }
+  // above the mean surface: the kinematics of z = 0
+  CHECK((f.At(Vec3(1, 2, 0.2), 1).velocity - f.At(Vec3(1, 2, 0), 1).velocity).norm() == 0);
+}
+
+TEST_CASE("finite depth: continuity, the free-surface and seabed conditions of linear theory") {
+  const double h = 6;
+  SeaState sea;
+  sea.significant_height = 0.8;
+  sea.peak_period = 5;
+  sea.spreading = 10;
+  sea.components = 16;
+  const WaveField f = WaveField::Irregular(sea, h);
+  const double d = 1e-4;
+  for (const Vec3& p : {Vec3(0.5, 1, -1), Vec3(-3, 2, -4.5), Vec3(7, -1, -0.1)}) {
+    const double t = 2.3;
+    // du/dx + dv/dy + dw/dz = 0 (incompressible, central differences)
+    const double div = (f.At(p + Vec3(d, 0, 0), t).velocity.x() - f.At(p - Vec3(d, 0, 0), t).velocity.x() +
+                        f.At(p + Vec3(0, d, 0), t).velocity.y() - f.At(p - Vec3(0, d, 0), t).velocity.y() +
+                        f.At(p + Vec3(0, 0, d), t).velocity.z() - f.At(p - Vec3(0, 0, d), t).velocity.z()) /
+                       (2 * d);
+    CHECK(std::abs(div) <= 1e-6);
+    // w = d eta / dt at z = 0; w = 0 at the seabed
+    const Vec3 top(p.x(), p.y(), 0);
+    const double deta = (f.Elevation(p.x(), p.y(), t + d) - f.Elevation(p.x(), p.y(), t - d)) / (2 * d);
+    CHECK(f.At(top, t).velocity.z() == doctest::Approx(deta).epsilon(1e-6));
+    CHECK(std::abs(f.At(Vec3(p.x(), p.y(), -h), t).velocity.z()) <= 1e-15);
+  }
+  // a regular wave: the horizontal amplitude at the seabed, a w / sinh(k h)
+  const WaveField r = WaveField::Regular(0.4, 6, 0, h);
+  const double w = 2 * kPi / 6, k = WaveNumber(w, h);
+  CHECK(r.At(Vec3(0, 0, -h), 0).velocity.x() == doctest::Approx(0.2 * w / std::sinh(k * h)).epsilon(1e-12));
+}
+
+TEST_CASE("a JONSWAP and a Pierson-Moskowitz sea reproduce Hs and Tp (seeded)") {
+  for (SpectrumKind kind : {SpectrumKind::kJonswap, SpectrumKind::kPiersonMoskowitz}) {
+    SeaState sea;
+    sea.kind = kind;
+    sea.significant_height = 0.3;
+    sea.peak_period = 4;
+    sea.seed = 42;
+    CAPTURE(static_cast<int>(kind));
+    const double wp = 2 * kPi / sea.peak_period;
+    // the density integrates to Hs^2 / 16 and peaks at w_p
+    double m0 = 0, peak = 0, at = 0;
+    const double dw = 1e-4 * wp, scale = SpectralScale(sea);
+    for (double w = 0.2 * wp; w < 20 * wp; w += dw) {
+      const double s = SpectralDensity(sea, w, scale);
+      m0 += s * dw;
+      if (s > peak) peak = s, at = w;
+    }
+    CHECK(m0 == doctest::Approx(sea.significant_height * sea.significant_height / 16).epsilon(1e-3));
+    CHECK(at == doctest::Approx(wp).epsilon(2e-4));
+    // 64 components over 0.5..3 w_p: Hs within 3 % (the band leaves the tails out)
+    const WaveField f = WaveField::Irregular(sea, 0);
+    REQUIRE(f.components().size() == 64);
+    MESSAGE("sampled Hs " << f.SignificantHeight() << " m of " << sea.significant_height);
+    CHECK(f.SignificantHeight() == doctest::Approx(sea.significant_height).epsilon(0.03));
+    // the largest component is the one nearest the peak
+    const Component* largest = &f.components()[0];
+    for (const Component& c : f.components()) {
+      if (c.amplitude > largest->amplitude) largest = &c;
+    }
+    const double spacing = f.components()[1].omega - f.components()[0].omega;
+    CHECK(std::abs(largest->omega - wp) <= spacing / 2 + 1e-12);
+    // the elevation's record: 4 std(eta) over 3 repeat periods (2 pi / dw) within 3 %
+    const double repeat = 2 * kPi / spacing;
+    double sum = 0, sum2 = 0;
+    const int n = 30000;
+    for (int i = 0; i < n; ++i) {
+      const double eta = f.Elevation(0, 0, 3 * repeat * i / n);
+      sum += eta;
+      sum2 += eta * eta;
+    }
+    const double hs_record = 4 * std::sqrt(sum2 / n - (sum / n) * (sum / n));
+    MESSAGE("4 std(eta) " << hs_record << " m");
+    CHECK(hs_record == doctest::Approx(f.SignificantHeight()).epsilon(0.03));
+  }
+}
+
+TEST_CASE("the seed fixes the sea; spreading draws directions about the mean") {
+  SeaState sea;
+  sea.seed = 7;
+  const WaveField a = WaveField::Irregular(sea, 0), b = WaveField::Irregular(sea, 0);
+  sea.seed = 8;
+  const WaveField c = WaveField::Irregular(sea, 0);
+  CHECK(a.components()[5].phase == b.components()[5].phase);
+  CHECK(a.components()[5].phase != c.components()[5].phase);
+  for (const Component& k : a.components()) CHECK(k.direction == 0);
+  sea.spreading = 20;  // cos^40(b / 2): a standard deviation of about 18 deg
+  sea.direction = 1.0;
+  sea.components = 1024;
+  const WaveField s = WaveField::Irregular(sea, 0);
+  double mean = 0, var = 0;
+  for (const Component& k : s.components()) mean += k.direction / 1024;
+  for (const Component& k : s.components()) var += (k.direction - mean) * (k.direction - mean) / 1024;
+  MESSAGE("spread directions: mean " << mean << " rad, std " << std::sqrt(var) << " rad");
+  CHECK(mean == doctest::Approx(1.0).epsilon(0.03));
+  // the std of cos^2s(b / 2) is about sqrt(2 / (s + 1)) rad for large s: 0.309
+  CHECK(std::sqrt(var) == doctest::Approx(std::sqrt(2.0 / 21)).epsilon(0.1));
+}
+
+TEST_CASE("bad waves are refused with the rule they break") {
+  CHECK(WaveField::RegularRule(0.5, 4, 0) == "");
+  CHECK(WaveField::RegularRule(0.5, 0, 0) == "the period must be > 0 s");
+  CHECK(WaveField::RegularRule(0.5, -2, 0) == "the period must be > 0 s");
+  CHECK(WaveField::RegularRule(0, 4, 0) == "the height must be > 0 m");
+  // T = 2 s in deep water: L = 6.245 m, H = 1 m is steeper than 1/7
+  CHECK(WaveField::RegularRule(1, 2, 0).rfind("the wave breaks: H / L = 1 / 6.24", 0) == 0);
+  SeaState sea;
+  CHECK(WaveField::SeaStateRule(sea, 0) == "");
+  sea.gamma = 8;
+  CHECK(WaveField::SeaStateRule(sea, 0).rfind("gamma must be in 1..7", 0) == 0);
+  sea.gamma = 3.3;
+  sea.components = 0;
+  CHECK(WaveField::SeaStateRule(sea, 0) == "components must be in 1..1024");
+  sea.components = 64;
+  sea.significant_height = 20;
+  sea.peak_period = 4;
+  CHECK(WaveField::SeaStateRule(sea, 0).rfind("the sea breaks", 0) == 0);
+}
+
+}  // TEST_SUITE
+
+}  // namespace
+}  // namespace nereid::waves
