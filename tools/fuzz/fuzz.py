@@ -257,6 +257,11 @@ def load_seeds(source):
                 if isinstance(doc, dict) and isinstance(doc.get("model"), str) and \
                         not os.path.isabs(doc["model"]):
                     doc["model"] = os.path.normpath(os.path.join(folder, doc["model"]))
+                terrain = doc.get("scene", {}).get("terrain") if isinstance(doc, dict) and \
+                    isinstance(doc.get("scene"), dict) else None
+                if isinstance(terrain, dict) and isinstance(terrain.get("file"), str) and \
+                        not os.path.isabs(terrain["file"]):  # a height-field file beside the scenario
+                    terrain["file"] = os.path.normpath(os.path.join(folder, terrain["file"]))
                 scenarios.append((os.path.relpath(path, source), doc))
     return models, scenarios
 
