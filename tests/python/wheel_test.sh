@@ -2,10 +2,13 @@
 # `pip install .` works: builds the wheel from the source tree (scikit-build-core, the
 # pinned MuJoCo found through the current Python), installs it into a scratch folder and
 # makes a Gymnasium environment from the installed package. Args: PYTHON SOURCE_DIR WORK_DIR
-# [WERROR]: WERROR (ON/OFF, default OFF) is the calling build's NEREID_WERROR, so that the
-# wheel compiles with the same flags and ccache (when installed) hands it that build's objects.
+# [WERROR [CC CXX]]: the calling build's NEREID_WERROR (ON/OFF, default OFF) and compilers, so
+# that the wheel's compile commands are that build's and ccache (when installed) hands it that
+# build's objects (ccache tells compilers apart by name: c++ and g++ do not share entries).
 set -euo pipefail
 py="$1"; src="$2"; work="$3"; werror="${4:-OFF}"
+if [ -n "${5:-}" ]; then export CC="$5"; fi
+if [ -n "${6:-}" ]; then export CXX="$6"; fi
 rm -rf "$work" && mkdir -p "$work"
 # the test runs alone (RUN_SERIAL): its build may use every core
 export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc 2>/dev/null || echo 2)}"
