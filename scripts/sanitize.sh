@@ -31,11 +31,11 @@ if [ "$what" = asan ] || [ "$what" = all ]; then
   configure "$dir" "-fsanitize=address,undefined -fno-sanitize-recover=undefined"
   say "building the C++ tests with ASan+UBSan into $dir"
   cmake --build "$dir" -j "$jobs" --target nereid_tests nereid_uk_tests nereid_rl_tests \
-    nereid_tether_tests nereid_vms_tests
+    nereid_tether_tests nereid_vms_tests nereid_sensor_tests
   export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1:detect_stack_use_after_return=0"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
   for t in tests/nereid_tests tests/uk/nereid_uk_tests tests/tether/nereid_tether_tests \
-           tests/vms/nereid_vms_tests tests/rl/nereid_rl_tests; do
+           tests/vms/nereid_vms_tests tests/rl/nereid_rl_tests tests/sensors/nereid_sensor_tests; do
     say "ASan+UBSan: $t"
     (cd "$dir/tests" && "$root/$dir/$t" --minimal)
   done
