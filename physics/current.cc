@@ -105,8 +105,28 @@ CurrentSample CurrentField::Evaluate(double time, double z_world) const {
   return s;
 }
 
+CurrentSample CurrentField::Evaluate(double time, const Vec3& p) const {
+  CurrentSample s = Evaluate(time, p.z());
+  if (waves_) {
+    const waves::Kinematics w = waves_->At(p, time);
+    s.velocity += w.velocity;
+    s.d_dt += w.acceleration;
+    s.d_dx = w.gradient;
+  }
+  return s;
+}
+
+void CurrentField::SetWaves(waves::WaveField waves) {
+  if (waves.calm()) {
+    waves_.reset();
+  } else {
+    waves_ = std::make_shared<const waves::WaveField>(std::move(waves));
+  }
+}
+
 bool CurrentField::is_zero() const {
-  return std::all_of(values_.begin(), values_.end(), [](const Vec3& v) { return v.isZero(0); });
+  return !waves_ &&
+         std::all_of(values_.begin(), values_.end(), [](const Vec3& v) { return v.isZero(0); });
 }
 
 }  // namespace nereid

@@ -177,6 +177,7 @@ Kinematics WaveField::At(const Vec3& p, double t) const {
   Kinematics out;
   const bool deep = depth_ <= 0;
   const double z = std::clamp(p.z(), deep ? -1e300 : -depth_, 0.0);
+  const double inside = z == p.z() ? 1.0 : 0.0;  // 0: extrapolated, no z derivative
   for (const Component& c : components_) {
     const double cb = std::cos(c.direction), sb = std::sin(c.direction);
     const double theta = c.k * (p.x() * cb + p.y() * sb) - c.omega * t + c.phase;
@@ -194,6 +195,12 @@ Kinematics WaveField::At(const Vec3& p, double t) const {
     const double uh = aw * ch * cos_t, duh = aw2 * ch * sin_t;
     out.velocity += Vec3(uh * cb, uh * sb, aw * sh * sin_t);
     out.acceleration += Vec3(duh * cb, duh * sb, -aw2 * sh * cos_t);
+    // d/dx_j: dtheta/dx = k cb, dtheta/dy = k sb; d ch/dz = k sh, d sh/dz = k ch
+    const double awk = aw * c.k;
+    const Vec3 dh(-awk * ch * sin_t * cb, -awk * ch * sin_t * sb, inside * awk * sh * cos_t);  // d u_h
+    out.gradient.row(0) += cb * dh.transpose();
+    out.gradient.row(1) += sb * dh.transpose();
+    out.gradient.row(2) += Vec3(awk * sh * cos_t * cb, awk * sh * cos_t * sb, inside * awk * ch * sin_t).transpose();
   }
   return out;
 }

@@ -378,7 +378,11 @@ void Simulation::SetCurrent(const CurrentField& field) {
                       "<extension><plugin plugin=\"nereid.current\"><instance name=\"current\"/>"
                       "</plugin></extension>");
   }
+  // the steady current is replaced; the model's waves stay unless `field` brings its own
+  CurrentField previous;
+  previous.ShareWaves(*target);
   *target = field;
+  if (!field.waves()) target->ShareWaves(previous);
 }
 
 void Simulation::Connect(const std::string& name, bool capture) {

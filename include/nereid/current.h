@@ -5,10 +5,12 @@
 #ifndef NEREID_CURRENT_H_
 #define NEREID_CURRENT_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "nereid/frames.h"
+#include "nereid/waves.h"
 
 namespace nereid {
 
@@ -17,6 +19,7 @@ struct CurrentSample {
   Vec3 velocity = Vec3::Zero();  // world frame, m/s
   Vec3 d_dt = Vec3::Zero();      // partial derivative in time, m/s^2
   Vec3 d_dz = Vec3::Zero();      // partial derivative along world z, 1/s
+  Mat3 d_dx = Mat3::Zero();      // the waves' gradient dv_i/dx_j, 1/s (the current's is d_dz)
 };
 
 class CurrentField {
@@ -45,9 +48,20 @@ class CurrentField {
   // Makes this a constant field in place (no allocation once it has held one value).
   void SetConstant(const Vec3& velocity);
 
+  // The current alone (no waves) at a depth.
   CurrentSample Evaluate(double time, double z_world) const;
+  // The field at a world point: the current at p.z() plus the waves' orbital velocity (to
+  // `velocity`), acceleration (the local derivative, to `d_dt`) and velocity gradient (to
+  // `d_dx`) at p (docs/waves.md).
+  CurrentSample Evaluate(double time, const Vec3& p) const;
   Kind kind() const { return kind_; }
-  bool is_zero() const;
+  bool is_zero() const;  // no current and no waves
+
+  // Surface waves carried by the field (calm by default); a calm field removes them.
+  void SetWaves(waves::WaveField waves);
+  const waves::WaveField* waves() const { return waves_.get(); }  // nullptr: calm
+  // Takes `other`'s waves (shared, not copied): replacing the steady current keeps them.
+  void ShareWaves(const CurrentField& other) { waves_ = other.waves_; }
 
  private:
   static CurrentField Profile(Kind kind, std::vector<double> knots, std::vector<Vec3> velocities,
@@ -56,6 +70,7 @@ class CurrentField {
   Kind kind_ = Kind::kConstant;
   std::vector<double> knots_;
   std::vector<Vec3> values_{Vec3::Zero()};
+  std::shared_ptr<const waves::WaveField> waves_;  // immutable once set: copies share it
 };
 
 }  // namespace nereid

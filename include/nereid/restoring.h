@@ -41,8 +41,10 @@ inline Vec3 BuoyancyForce(double rho, double volume, double fraction, const Vec3
 }
 
 // The water's acceleration at a fixed point, Dv_c/Dt = dv_c/dt + (v_c . grad) v_c, for a
-// current that varies in time and along world z only (m/s^2, world frame).
-inline Vec3 WaterAcceleration(const CurrentSample& c) { return c.d_dt + c.velocity.z() * c.d_dz; }
+// current that varies in time and along world z, plus waves (m/s^2, world frame).
+inline Vec3 WaterAcceleration(const CurrentSample& c) {
+  return c.d_dt + c.velocity.z() * c.d_dz + c.d_dx * c.velocity;
+}
 
 // Froude-Krylov force of an accelerating current on the displaced water, world frame:
 // rho V f Dv_c/Dt (the pressure gradient that accelerates the water accelerates the body

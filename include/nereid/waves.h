@@ -40,6 +40,10 @@ struct Kinematics {
   double elevation = 0;              // m, of the free surface above (x, y)
   Vec3 velocity = Vec3::Zero();      // m/s, world
   Vec3 acceleration = Vec3::Zero();  // m/s^2, world: the local derivative du/dt
+  // 1/s, world: du_i/dx_j, for the convective acceleration (u . grad) u = gradient * u
+  // (second order, but steady: leaving it out lets a body that follows the water drift);
+  // its z column is zero where the kinematics are extrapolated (above z = 0, below the seabed)
+  Mat3 gradient = Mat3::Zero();
 };
 
 struct Component {

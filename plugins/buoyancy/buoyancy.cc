@@ -87,7 +87,7 @@ void Buoyancy::Compute(const mjModel* m, mjData* d, int) noexcept {
   const Vec3 point = p + R * config_.center_of_buoyancy;
   last_froude_krylov_.setZero();
   if (const CurrentField* water = CurrentPlugin::Field(d, current_instance_)) {
-    const CurrentSample c = water->Evaluate(d->time, point.z());
+    const CurrentSample c = water->Evaluate(d->time, point);
     last_froude_krylov_ = restoring::FroudeKrylovForce(config_.fluid_density, config_.volume,
                                                        last_fraction_, c);
   }

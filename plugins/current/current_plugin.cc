@@ -1,6 +1,11 @@
 // Copyright Nereid authors.
 #include "current/current_plugin.h"
 
+#include <cmath>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/config_reader.h"
@@ -24,13 +29,79 @@ void ReadProfile(const ConfigReader& config, const ConfigKey& key, std::vector<d
   }
 }
 
-}  // namespace
+// The key a rule of WaveField::RegularRule / SeaStateRule is about.
+const ConfigKey& RuleKey(const std::string& rule) {
+  using namespace current_keys;
+  const auto has = [&](const char* word) { return rule.find(word) != std::string::npos; };
+  if (has("breaks")) return kWaveHeight;  // the steepness H / L the height sets
+  if (has("period")) return kWavePeriod;
+  if (has("gamma")) return kWaveGamma;
+  if (has("spreading")) return kWaveSpreading;
+  if (has("components")) return kWaveComponents;
+  return kWaveHeight;
+}
 
-CurrentField CurrentFromModel(const mjModel* m, int instance) {
+// An integer in [low, high] from a key (its default if absent).
+long Integer(const ConfigReader& config, const ConfigKey& key, double low, double high) {
+  const double value = config.Number(key);
+  if (!(value >= low && value <= high) || value != std::floor(value)) {
+    std::ostringstream limits;
+    limits << "expected an integer in " << low << ".." << high;
+    config.Fail(key, limits.str());
+  }
+  return static_cast<long>(value);
+}
+
+// The wave keys (none without wave_type, or with wave_type none).
+waves::WaveField WavesFromModel(const ConfigReader& config) {
+  using namespace current_keys;
+  const std::string type = *config.Text(kWaveType);
+  if (type == "none") {
+    for (const ConfigKey& key : kWaves) {
+      if (std::string_view(key.name) != kWaveType.name && config.Has(key)) {
+        config.Fail(key, "a wave key needs wave_type regular, jonswap or pm");
+      }
+    }
+    return {};
+  }
+  if (type != "regular" && type != "jonswap" && type != "pm") {
+    config.Fail(kWaveType, "expected none, regular, jonswap or pm");
+  }
+  if (!config.Has(kWaveHeight)) config.FailMissing(kWaveHeight, "required with waves");
+  if (!config.Has(kWavePeriod)) config.FailMissing(kWavePeriod, "required with waves");
+  const double height = config.Number(kWaveHeight);
+  const double period = config.Number(kWavePeriod);
+  const double direction = config.Number(kWaveDirection);
+  const double depth = config.Number(kWaterDepth);
+  if (!(depth >= 0)) config.Fail(kWaterDepth, "must be >= 0 m (0: deep water)");
+  if (type == "regular") {
+    for (const ConfigKey& key : {kWaveGamma, kWaveSpreading, kWaveComponents, kWaveSeed}) {
+      if (config.Has(key)) config.Fail(key, "applies to an irregular sea (jonswap or pm), not a regular wave");
+    }
+    const std::string rule = waves::WaveField::RegularRule(height, period, depth);
+    if (!rule.empty()) config.Fail(RuleKey(rule), rule);
+    return waves::WaveField::Regular(height, period, direction, depth);
+  }
+  waves::SeaState sea;
+  sea.kind = type == "pm" ? waves::SpectrumKind::kPiersonMoskowitz : waves::SpectrumKind::kJonswap;
+  sea.significant_height = height;
+  sea.peak_period = period;
+  sea.direction = direction;
+  if (type == "pm" && config.Has(kWaveGamma)) config.Fail(kWaveGamma, "applies to jonswap only (pm has gamma 1)");
+  sea.gamma = type == "pm" ? 1.0 : config.Number(kWaveGamma);
+  sea.spreading = config.Number(kWaveSpreading);
+  sea.components = static_cast<int>(Integer(config, kWaveComponents, 1, waves::kMaxComponents));
+  sea.seed = static_cast<std::uint64_t>(Integer(config, kWaveSeed, 0, 9007199254740992.0));  // 2^53
+  const std::string rule = waves::WaveField::SeaStateRule(sea, depth);
+  if (!rule.empty()) config.Fail(RuleKey(rule), rule);
+  return waves::WaveField::Irregular(sea, depth);
+}
+
+// The steady current: one of velocity, time_profile, depth_profile.
+CurrentField SteadyCurrent(const ConfigReader& config) {
   using Kind = CurrentField::Kind;
-  ConfigReader config(m, instance, kCurrentPlugin);
   int given = 0;
-  for (const ConfigKey& key : current_keys::kAll) given += config.Has(key);
+  for (const ConfigKey& key : current_keys::kCurrent) given += config.Has(key);
   if (given > 1) {
     throw ConfigError(config.where() +
                       ": give only one of 'velocity', 'time_profile', 'depth_profile'");
@@ -38,7 +109,7 @@ CurrentField CurrentFromModel(const mjModel* m, int instance) {
   std::vector<double> knots;
   std::vector<Vec3> velocities;
   for (const Kind kind : {Kind::kTime, Kind::kDepth}) {
-    const ConfigKey& key = current_keys::kAll[static_cast<size_t>(kind)];
+    const ConfigKey& key = current_keys::kCurrent[static_cast<size_t>(kind)];
     if (!config.Has(key)) continue;
     ReadProfile(config, key, &knots, &velocities);
     const std::string where = config.where() + ": key '" + key.name + "'";
@@ -46,6 +117,15 @@ CurrentField CurrentFromModel(const mjModel* m, int instance) {
                                : CurrentField::DepthProfile(knots, velocities, where);
   }
   return CurrentField::Constant(*config.Vector3(current_keys::kVelocity));
+}
+
+}  // namespace
+
+CurrentField CurrentFromModel(const mjModel* m, int instance) {
+  ConfigReader config(m, instance, kCurrentPlugin);
+  CurrentField field = SteadyCurrent(config);
+  field.SetWaves(WavesFromModel(config));
+  return field;
 }
 
 std::unique_ptr<CurrentPlugin> CurrentPlugin::Create(const mjModel* m, mjData*, int instance) {

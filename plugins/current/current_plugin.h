@@ -23,7 +23,21 @@ inline constexpr ConfigKey kTimeProfile{CurrentField::kKeys[static_cast<int>(Kin
                                         "optional"};
 inline constexpr ConfigKey kDepthProfile{CurrentField::kKeys[static_cast<int>(Kind::kDepth)],
                                          "m (depth, positive down); m/s", nullptr, false, "optional"};
-inline constexpr std::array kAll{kVelocity, kTimeProfile, kDepthProfile};  // Kind order
+// surface waves (nereid/waves.h, docs/waves.md) added to the current
+inline constexpr ConfigKey kWaveType{"wave_type", "—", "none", false};
+inline constexpr ConfigKey kWaveHeight{"wave_height", "m", nullptr, false, "**required** with waves"};
+inline constexpr ConfigKey kWavePeriod{"wave_period", "s", nullptr, false, "**required** with waves"};
+inline constexpr ConfigKey kWaveDirection{"wave_direction", "rad", "0", false};
+inline constexpr ConfigKey kWaterDepth{"water_depth", "m", "0", false};
+inline constexpr ConfigKey kWaveGamma{"wave_gamma", "—", "3.3", false};
+inline constexpr ConfigKey kWaveSpreading{"wave_spreading", "—", "0", false};
+inline constexpr ConfigKey kWaveComponents{"wave_components", "—", "64", false};
+inline constexpr ConfigKey kWaveSeed{"wave_seed", "—", "1", false};
+inline constexpr std::array kCurrent{kVelocity, kTimeProfile, kDepthProfile};  // Kind order
+inline constexpr std::array kWaves{kWaveType,  kWaveHeight,     kWavePeriod,     kWaveDirection, kWaterDepth,
+                                   kWaveGamma, kWaveSpreading, kWaveComponents, kWaveSeed};
+inline constexpr std::array kAll{kVelocity,   kTimeProfile, kDepthProfile,  kWaveType,       kWaveHeight, kWavePeriod,
+                                 kWaveDirection, kWaterDepth, kWaveGamma, kWaveSpreading, kWaveComponents, kWaveSeed};
 static_assert(DistinctNames(kAll));
 }  // namespace current_keys
 

@@ -112,7 +112,7 @@ std::vector<double> Dvl::Measure(const mjModel* m, mjData* d) {
     // velocity through the water: every beam sees water at the site's depth
     Vec3 water = Vec3::Zero();
     if (const CurrentField* field = CurrentPlugin::Field(d, current_instance_)) {
-      water = R.transpose() * field->Evaluate(d->time, p.z()).velocity;
+      water = R.transpose() * field->Evaluate(d->time, p).velocity;
     }
     std::vector<bool> all(n, true);
     for (size_t i = 0; i < n; ++i) {

@@ -132,7 +132,7 @@ void Hydrodynamics::Compute(const mjModel* m, mjData* d, int) noexcept {
   Vec6 nu_r = nu;
   CurrentSample current;
   if (const CurrentField* water = CurrentPlugin::Field(d, current_instance_)) {
-    current = water->Evaluate(d->time, p.z());
+    current = water->Evaluate(d->time, p);
     nu_r.head<3>() -= R.transpose() * current.velocity;
   }
 
@@ -156,11 +156,12 @@ void Hydrodynamics::Compute(const mjModel* m, mjData* d, int) noexcept {
     } else {
       bias = BodyBiasAcceleration(m, d, b, chain_);
     }
-    if (!current.velocity.isZero(0) || !current.d_dt.isZero(0) || !current.d_dz.isZero(0)) {
+    if (!current.velocity.isZero(0) || !current.d_dt.isZero(0) || !current.d_dz.isZero(0) ||
+        !current.d_dx.isZero(0)) {
       const Vec3 v_c = R.transpose() * current.velocity;
-      const double z_rate = (R * nu.head<3>()).z();
+      const Vec3 x_rate = R * nu.head<3>();  // the rate of the water seen along the body's path
       bias.head<3>() -= -nu.tail<3>().cross(v_c) +
-                        R.transpose() * (current.d_dt + current.d_dz * z_rate);
+                        R.transpose() * (current.d_dt + current.d_dz * x_rate.z() + current.d_dx * x_rate);
     }
     last_coriolis_ -= config_.added_mass * bias;
   }

@@ -115,7 +115,8 @@ double Thruster::AdvanceSpeed(const mjModel* m, const mjData* d, int a) const {
   mj_objectVelocity(m, d, mjOBJ_SITE, site, velocity, 0);
   Vec3 v(velocity[3], velocity[4], velocity[5]);
   if (const CurrentField* water = CurrentPlugin::Field(d, current_instance_)) {
-    v -= water->Evaluate(d->time, d->site_xpos[3 * site + 2]).velocity;
+    const mjtNum* x = d->site_xpos + 3 * site;
+    v -= water->Evaluate(d->time, Vec3(x[0], x[1], x[2])).velocity;
   }
   return v.dot(axis);
 }

@@ -83,6 +83,16 @@ TEST_CASE("finite depth: continuity, the free-surface and seabed conditions of l
                         f.At(p + Vec3(0, 0, d), t).velocity.z() - f.At(p - Vec3(0, 0, d), t).velocity.z()) /
                        (2 * d);
     CHECK(std::abs(div) <= 1e-6);
+    // the velocity gradient: central differences (1e-7), trace zero (continuity) and
+    // symmetric (potential flow: the curl is zero) to rounding
+    const Kinematics at = f.At(p, t);
+    for (int j = 0; j < 3; ++j) {
+      const Vec3 e = d * Vec3::Unit(j);
+      const Vec3 column = (f.At(p + e, t).velocity - f.At(p - e, t).velocity) / (2 * d);
+      CHECK((at.gradient.col(j) - column).norm() <= 1e-7);
+    }
+    CHECK(std::abs(at.gradient.trace()) <= 1e-12);
+    CHECK((at.gradient - at.gradient.transpose()).norm() <= 1e-12);
     // w = d eta / dt at z = 0; w = 0 at the seabed
     const Vec3 top(p.x(), p.y(), 0);
     const double deta = (f.Elevation(p.x(), p.y(), t + d) - f.Elevation(p.x(), p.y(), t - d)) / (2 * d);

@@ -1,0 +1,150 @@
+// Copyright Nereid authors.
+// Surface waves carried by nereid.current (docs/waves.md): a body moving with the wave's
+// water, the wave keys' refusals, and the waves kept when a scenario replaces the current.
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "nereid/current.h"
+#include "nereid/error.h"
+#include "nereid/simulation.h"
+#include "nereid/waves.h"
+#include "test_util.h"
+
+namespace nereid {
+namespace {
+
+std::string Waves(const std::string& keys) {
+  return "    <plugin plugin='nereid.current'><instance name='current'>\n" + keys +
+         "    </instance></plugin>\n";
+}
+
+std::string Key(const std::string& name, const std::string& value) {
+  return "      <config key='" + name + "' value='" + value + "'/>\n";
+}
+
+std::string LoadError(const std::string& keys) {
+  try {
+    Simulation::LoadString(test::SingleBody(Waves(keys)), {}, "vehicle.xml");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "the model loaded";
+}
+
+TEST_SUITE("wave_coupling") {
+
+TEST_CASE("a neutrally buoyant sphere with added mass 0.5 rho V follows the orbit H/2 e^{kz}") {
+  // (m + m_a) a = rho V a_f + m_a a_f with m = rho V (Froude-Krylov from nereid.buoyancy,
+  // added mass from nereid.hydrodynamics) gives a = a_f: started with the water's velocity,
+  // the sphere moves with the water. No damping: its velocity relative to the water stays
+  // zero, so damping would not act. V = 0.0335 m^3 (radius 0.2 m) is written exactly in
+  // the MJCF, so weight and buoyancy cancel exactly.
+  const double rho = 1000, volume = 0.0335;
+  const double radius = std::cbrt(3 * volume / (4 * std::numbers::pi));
+  const double mass = rho * volume, added = 0.5 * rho * volume;
+  const double H = 0.5, T = 4, z0 = -5;  // deep water (k h = infinity), H / L = 0.02
+  const double omega = 2 * std::numbers::pi / T, k = omega * omega / waves::kGravity;
+  const std::string a = std::to_string(added);
+  const std::string inertia = std::to_string(0.4 * mass * radius * radius);
+  auto sim = Simulation::LoadString(test::SingleBody(
+      test::Hydro(a + " " + a + " " + a + " 0 0 0") + test::Buoyancy(volume, "0 0 0") +
+          Waves(Key("wave_type", "regular") + Key("wave_height", std::to_string(H)) +
+                Key("wave_period", std::to_string(T))),
+      mass, inertia + " " + inertia + " " + inertia, true, "RK4", 0.01, "0.2 0.2 0.2"));
+  mjData* d = sim->data();
+  REQUIRE(d->qpos[2] == doctest::Approx(z0));
+  // at x = 0, t = 0 (a crest) the water moves along +x at a w e^{kz}, w = 0
+  d->qvel[0] = H / 2 * omega * std::exp(k * z0);
+  sim->Forward();
+  // with the convective terms the sphere follows a particle of the linear field exactly
+  // (d/dt (v - u(x)) = 0), so it also drifts along x at Stokes' rate a^2 w k e^{2kz}:
+  // take that out of x, fitted over the whole periods
+  const double duration = 3 * T;
+  const int steps = static_cast<int>(std::lround(duration / 0.01));
+  std::vector<double> x(static_cast<size_t>(steps) + 1), z(x.size());
+  x[0] = d->qpos[0], z[0] = d->qpos[2];
+  double worst_spin = 0;
+  for (int step = 1; step <= steps; ++step) {
+    sim->Step();
+    x[static_cast<size_t>(step)] = d->qpos[0], z[static_cast<size_t>(step)] = d->qpos[2];
+    for (int i = 3; i < 6; ++i) worst_spin = std::max(worst_spin, std::abs(d->qvel[i]));
+  }
+  const double drift = (x.back() - x.front()) / duration;
+  for (size_t i = 0; i < x.size(); ++i) x[i] -= drift * 0.01 * static_cast<double>(i);
+  const auto [x_min, x_max] = std::minmax_element(x.begin(), x.end());
+  const auto [z_min, z_max] = std::minmax_element(z.begin(), z.end());
+  const double rx = (*x_max - *x_min) / 2, rz = (*z_max - *z_min) / 2;
+  // the sphere starts under the crest, at the top of its orbit, so the orbit's centre z_c
+  // is one radius lower; the radius is H/2 e^{k z_c} there (the start's e^{k z0} is 1.8 %
+  // larger, a second-order difference)
+  const double centre = (*z_max + *z_min) / 2;
+  const double expected = H / 2 * std::exp(k * centre);
+  const double stokes = H * H / 4 * omega * k * std::exp(2 * k * centre);
+  MESSAGE("orbit radius expected " << expected << " m, horizontal " << rx << ", vertical " << rz
+                                   << "; centre " << centre << " m (expected " << z0 - expected << "); drift "
+                                   << drift << " m/s (Stokes " << stokes << ")");
+  CHECK(rx == doctest::Approx(expected).epsilon(0.005));
+  CHECK(rz == doctest::Approx(expected).epsilon(0.005));
+  CHECK(std::abs(centre - (z0 - expected)) < 0.01 * expected);
+  CHECK(drift == doctest::Approx(stokes).epsilon(0.05));
+  CHECK(worst_spin < 1e-9);  // no moment: the forces act at the centre
+}
+
+TEST_CASE("without wave_type the current carries no waves, and a scenario's current keeps them") {
+  auto calm = Simulation::LoadString(test::SingleBody(test::Current("0.1 0 0")));
+  REQUIRE(calm->current());
+  CHECK(calm->current()->waves() == nullptr);
+  auto wavy = Simulation::LoadString(test::SingleBody(
+      Waves(Key("wave_type", "jonswap") + Key("wave_height", "0.3") + Key("wave_period", "4") +
+            Key("wave_components", "16"))));
+  REQUIRE(wavy->current()->waves());
+  CHECK(wavy->current()->waves()->components().size() == 16);
+  CHECK(wavy->current()->waves()->SignificantHeight() == doctest::Approx(0.3).epsilon(0.03));
+  wavy->SetCurrent(CurrentField::Constant(Vec3(0.2, 0, 0)));
+  REQUIRE(wavy->current()->waves());
+  const Vec3 p(1, 2, -1);
+  const CurrentSample s = wavy->current()->Evaluate(0.7, p);
+  const waves::Kinematics w = wavy->current()->waves()->At(p, 0.7);
+  CHECK((s.velocity - Vec3(0.2, 0, 0) - w.velocity).norm() < 1e-15);
+  CHECK((s.d_dt - w.acceleration).norm() < 1e-15);
+  wavy->Reset();
+  CHECK(wavy->current()->Evaluate(0.0, Vec3(0, 0, 0)).velocity.norm() > 0);  // waves still there
+}
+
+TEST_CASE("bad wave keys are refused, naming the key and the value") {
+  const std::string regular = Key("wave_type", "regular");
+  auto refused = [](const std::string& keys, const std::string& expected) {
+    const std::string message = LoadError(keys);
+    CAPTURE(message);
+    CHECK(message.find(expected) != std::string::npos);
+  };
+  refused(regular + Key("wave_height", "0.5") + Key("wave_period", "0"),
+          "key 'wave_period' = '0': the period must be > 0 s");
+  refused(regular + Key("wave_height", "0.5") + Key("wave_period", "-3"), "key 'wave_period' = '-3'");
+  // T = 2 s in deep water: L = 6.245 m, so H = 1 m is steeper than 1/7
+  refused(regular + Key("wave_height", "1") + Key("wave_period", "2"), "key 'wave_height' = '1'");
+  refused(regular + Key("wave_height", "-1") + Key("wave_period", "2"),
+          "key 'wave_height' = '-1': the height must be > 0 m");
+  const std::string sea = Key("wave_type", "jonswap") + Key("wave_height", "0.3") + Key("wave_period", "4");
+  refused(sea + Key("wave_components", "0"), "key 'wave_components' = '0': expected an integer in 1..1024");
+  refused(sea + Key("wave_components", "1025"), "key 'wave_components' = '1025'");
+  refused(sea + Key("wave_components", "2.5"), "key 'wave_components' = '2.5'");
+  refused(sea + Key("wave_gamma", "9"), "key 'wave_gamma' = '9': gamma must be in 1..7");
+  refused(sea + Key("wave_spreading", "-1"), "key 'wave_spreading' = '-1'");
+  refused(Key("wave_type", "pm") + Key("wave_height", "5") + Key("wave_period", "4"), "key 'wave_height' = '5'");
+  refused(sea + Key("water_depth", "-2"), "key 'water_depth' = '-2': must be >= 0 m");
+  refused(Key("wave_type", "tsunami"), "key 'wave_type' = 'tsunami': expected none, regular, jonswap or pm");
+  refused(Key("wave_type", "regular") + Key("wave_period", "4"), "wave_height");
+  refused(Key("wave_height", "0.5"), "key 'wave_height' = '0.5': a wave key needs wave_type");
+  refused(regular + Key("wave_height", "0.5") + Key("wave_period", "4") + Key("wave_seed", "3"),
+          "key 'wave_seed' = '3': applies to an irregular sea");
+}
+
+}  // TEST_SUITE
+}  // namespace
+}  // namespace nereid
