@@ -10,7 +10,7 @@ py="$1"; src="$2"; work="$3"; werror="${4:-OFF}"
 if [ -n "${5:-}" ]; then export CC="$5"; fi
 if [ -n "${6:-}" ]; then export CXX="$6"; fi
 rm -rf "$work" && mkdir -p "$work"
-# the test runs alone (RUN_SERIAL): its build may use every core
+# its build may use every core (mostly configure and links: the objects come from ccache)
 export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc 2>/dev/null || echo 2)}"
 start=$(date +%s)
 "$py" -m pip wheel -q --no-build-isolation --no-deps \
