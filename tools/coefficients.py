@@ -44,6 +44,9 @@ PANEL_LIMIT = 6000
 DEFAULT_MAX_PANELS = 2000
 # A body larger than this (m, largest extent) is taken for a mesh written in millimetres.
 MAX_EXTENT_M = 30.0
+# The farthest a vertex may lie from the mesh's origin (m): farther, the volume's products
+# of coordinates lose every digit (and beyond 1e102 overflow).
+MAX_OFFSET_M = 1e4
 TOL_REL = 1e-9
 MAX_FILE_BYTES = 100_000_000  # a mesh file (binary STL: 2 million triangles)
 
@@ -216,8 +219,15 @@ def check_mesh(V, F, source, max_panels=PANEL_LIMIT):
     if len(F) > max_panels:
         raise InputError(f"{source}: {len(F)} panels, more than the limit of {max_panels} "
                          f"(the solve stores dense N x N matrices; simplify the mesh)")
-    _, _, A = face_arrays(V, F)
     ext = float(np.ptp(V, axis=0).max())
+    if ext > MAX_EXTENT_M:
+        raise InputError(f"{source}: the body is {ext:.4g} m across, more than {MAX_EXTENT_M:g} m: the "
+                         "coordinates look like millimetres; give --units mm (or --scale 0.001)")
+    far = float(np.abs(V).max())
+    if far > MAX_OFFSET_M:
+        raise InputError(f"{source}: a vertex lies {far:.4g} m from the mesh's origin, more than the limit "
+                         f"of {MAX_OFFSET_M:g} m: move the mesh to its own origin")
+    _, _, A = face_arrays(V, F)
     bad = np.flatnonzero(A <= (ext * 1e-7) ** 2)
     if ext <= 0 or len(bad):
         k = int(bad[0]) if len(bad) else 0
@@ -245,9 +255,6 @@ def check_mesh(V, F, source, max_panels=PANEL_LIMIT):
     if vol < 0:
         raise InputError(f"{source}: inverted normals: the enclosed volume is negative ({vol:.6g} m^3); "
                          "the panels must be ordered counter-clockwise seen from outside")
-    if ext > MAX_EXTENT_M:
-        raise InputError(f"{source}: the body is {ext:.4g} m across, more than {MAX_EXTENT_M:g} m: the "
-                         "coordinates look like millimetres; give --units mm (or --scale 0.001)")
     return vol
 
 
@@ -1040,7 +1047,7 @@ def summary(result):
              + "X Y Z K M N): " + " ".join(f"{x:.3g}" for x in result["damping_guess"]["quadratic_damping"])
              + " -- " + result["damping_guess"]["label"]]
     if len(c["panels"]) < 3:
-        lines.append(f"WARNING: only {len(c['panels'])} refinement(s) fit under --max-panels (each subdivision "
+        lines.append(f"warning: only {len(c['panels'])} refinement(s) fit under --max-panels (each subdivision "
                      "quadruples the panels): no convergence estimate; give a coarser mesh or a larger --max-panels")
     return "\n".join(lines)
 

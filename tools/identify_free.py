@@ -108,8 +108,13 @@ def free(args):
             model, data = nereid.load(path)
         finally:
             os.unlink(path)
-        states, _ = nereid.rollout(model, data, init, ctrl)
-        nereid.release(model, data)
+        try:
+            states, _ = nereid.rollout(model, data, init, ctrl)
+        except nereid.DivergenceError as e:  # e.g. a pose that jumps by 1e20 m gives the initial velocity
+            raise InputError(f"{args.log}: the simulation from the log's first pose and velocity diverged "
+                             f"({e}); look for a jump in the log's poses") from None
+        finally:
+            nereid.release(model, data)
         evaluations[0] += 1
         return np.vstack([init[None, :], states[0]])
 

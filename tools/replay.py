@@ -174,7 +174,11 @@ def simulate(model_path, log, meas, body=None, initial_velocity="kf"):
         out["v"][i] = data.qvel[vadr:vadr + 3]
         out["w"][i] = data.qvel[vadr + 3:vadr + 6]
         if i + 1 < n:
-            s.step(1)
+            try:
+                s.step(1)
+            except nereid.DivergenceError as e:  # e.g. a pose that jumps gives a huge initial velocity
+                raise InputError(f"{log.path}: the simulation from the log's first pose and velocity diverged "
+                                 f"at t = {t:g} s ({e}); look for a jump in the log's poses") from None
     return out
 
 

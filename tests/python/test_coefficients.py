@@ -206,6 +206,10 @@ def _bad_cases(tmp_path):
         ("not a mesh", [str(tmp_path / "text.stl")], "not a mesh"),
         ("not a mesh file", [str(tmp_path / "mesh.txt")], "not a mesh file"),
         ("millimetres", [_stl(tmp_path / "mm.stl", box * 1000)], "look like millimetres"),
+        # one coordinate of 1e30 (the fuzzer's 1e308 overflowed the area check: a traceback)
+        ("huge coordinate", [_stl(tmp_path / "huge.stl", np.where(np.arange(box.size).reshape(box.shape) == 4,
+                                                                  1e30, box))], "look like millimetres"),
+        ("far from the origin", [_stl(tmp_path / "far.stl", box + 2e4)], "more than the limit of 10000 m"),
         ("body missing", [str(tmp_path / "model.xml"), "--body", "nope"], "body 'nope' does not exist"),
     ]
 
@@ -346,5 +350,5 @@ def test_too_fine_a_mesh_for_three_refinements_is_reported(tmp_path, capsys):
     says that there is no convergence estimate."""
     path = _stl(tmp_path / "fine.stl", _box_tris())  # 12 triangles: 12, 48 fit under 60
     assert co.main([path, "--max-panels", "60", "--out", str(tmp_path / "c.json")]) == 0
-    assert "WARNING: only 2 refinement(s)" in capsys.readouterr().out
+    assert "warning: only 2 refinement(s)" in capsys.readouterr().out
     assert json.loads((tmp_path / "c.json").read_text())["convergence"]["panels"] == [12, 48]

@@ -77,3 +77,24 @@ def test_replay_bad_input(tmp_path):
     nan.write_text("# nereid-log: 1\n# command_units: pwm_us\nt,cmd.thr1\n0,1500\n0.1,nan\n")
     code, err = replay(nan, "--model", model)
     assert code == 1 and f"{nan}: line 5, column 'cmd.thr1'" in err
+
+
+def test_a_pose_jump_that_makes_the_simulation_diverge_is_an_error(tmp_path):
+    """A pose jumping by 1e20 m (the fuzzer's file kind) gives the filter's initial velocity a
+    size that makes the first step diverge: replay and identify free say so, naming the log,
+    instead of a traceback (about 1 s)."""
+    import identify as identify_tool
+    t = np.arange(0, 0.4, 0.02)
+    pose = np.tile([0.0, 0, 1, 1, 0, 0, 0], (len(t), 1))
+    pose[3, 2] = 1e20
+    jump = tmp_path / "jump.csv"
+    logs.write_log(jump, t, pose=pose, commands=[[1500] * 6] * len(t),
+                   names=[f"thr{i}" for i in range(1, 7)], command_units="pwm_us")
+    model = nereid.model_path("bluerov")
+    code, err = replay(jump, "--model", model, "--out", tmp_path, "--no-plots")
+    assert code == 1 and f"{jump}: the simulation from the log's first pose and velocity diverged" in err, err
+    out = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(out):
+        code = identify_tool.main(["free", str(jump), "--model", model, "--dofs", "heave", "--max-evaluations", "2",
+                                   "--out", str(tmp_path / "fit.json")])
+    assert code == 1 and f"{jump}: the simulation from the log's first pose and velocity diverged" in out.getvalue()

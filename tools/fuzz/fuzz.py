@@ -4,7 +4,7 @@
 Usage:
   tools/fuzz/fuzz.py --nereid build/nereid --source . [--seconds 100] [--seed 0]
                      [--timeout 20] [--work DIR] [--json REPORT.json]
-                     [--keep-failures DIR] [--kinds config,scenario,structure,xml,cli,python]
+                     [--keep-failures DIR] [--kinds config,scenario,structure,xml,cli,python,file]
                      [--case ID[,ID...]] [--jobs N] [--memory-mb 4096] [--output-mb 512]
                      [--no-shipped] [--no-coverage] [--python PY] [--python-path DIR]
                      [--need-python] [--list N]
@@ -36,6 +36,11 @@ Kinds (ids "N" for the first three, case N having kind N mod 3; "xml-N", "cli-N"
   python     tools/fuzz/pyapi.py: nereid.load, step, forward, reset, rollout, Stepper,
              the RL environments, with bad paths, arrays (shape, dtype, NaN), numbers,
              and calls from threads; several operations per process.
+  file       tools/fuzz/files.py: the other files the commands read, mutated: a hull mesh
+             (binary and ASCII STL, OBJ) for `nereid coefficients`, a trial log for
+             `nereid replay` and `nereid identify free`, a tow run for `nereid identify
+             tow` (bad numbers, indices and counts, truncation, wrong order of time,
+             missing rows and columns, other format versions, encodings).
 
 Outcomes (one per case):  ok (exit 0); error (exit 1, 2 or 3 with a message: on stderr,
 or for a run that stopped on a diverged state or a MuJoCo error, in summary.json);
@@ -72,7 +77,7 @@ import xml.etree.ElementTree as ET
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 MUTANT_KINDS = ("config", "scenario", "structure")  # one numbering: case N has kind N mod 3
-KINDS = MUTANT_KINDS + ("xml", "cli", "python")
+KINDS = MUTANT_KINDS + ("xml", "cli", "python", "file")
 OUTCOMES = ("ok", "error", "wrong-ok", "crash", "hang")
 FLAGS = ("log-file", "stdout-noise", "long-message", "traceback", "wrote", "unnamed", "py-exception")
 FAILING = {"wrong-ok", "crash", "hang"} | set(FLAGS)
@@ -950,11 +955,13 @@ def probe_unwritable(work):
 # kind python: the Python API (tools/fuzz/pyapi.py), in a subprocess
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import files  # noqa: E402  (the file kind; standard library only)
 import pyapi  # noqa: E402  (standard library only at import)
 
 PY_WORKER = os.path.abspath(pyapi.__file__)
 PY_GROUP = 26  # operations per process in the coverage cases
 PY_EVERY = 25  # a random python case every PY_EVERY rounds of the other kinds
+FILE_EVERY = 10  # a random file case (a Python tool: 2-3 s of CPU) every FILE_EVERY rounds
 
 
 def python_operations(envs=True):
@@ -1074,11 +1081,29 @@ def nest(rng, depth, inner="1"):
     return Raw('{"a": ' * depth + inner + "}" * depth)
 
 
+# the scenario's "waves" objects the "waves" mutation starts from (docs/scenarios.md)
+WAVES = [{"wave_type": "regular", "wave_height": 0.5, "wave_period": 4, "wave_direction": 0.3, "water_depth": 30},
+         {"wave_type": "jonswap", "wave_height": 0.3, "wave_period": 4, "wave_direction": 0, "water_depth": 0,
+          "wave_gamma": 3.3, "wave_spreading": 10, "wave_components": 1024, "wave_seed": 7},
+         {"wave_type": "pm", "wave_height": 0.3, "wave_period": 4, "wave_components": 64}]
+
+
 def mutate_scenario(rng, doc, scenario_path):
     """One mutation of a scenario; returns (text, description). doc is changed in place."""
     op = rng.choices(["value", "delete", "unknown", "dupkey", "nest", "huge_array", "huge_string",
-                      "document", "truncate", "bytes", "model"],
-                     [40, 10, 6, 5, 7, 5, 4, 5, 6, 6, 6])[0]
+                      "document", "truncate", "bytes", "model", "waves"],
+                     [40, 10, 6, 5, 7, 5, 4, 5, 6, 6, 6, 6])[0]
+    if op == "waves" and isinstance(doc, dict):  # the waves object, one of its keys hostile or dropped
+        waves = dict(rng.choice(WAVES))
+        key = rng.choice(list(waves))
+        if rng.random() < 0.8:
+            waves[key] = hostile_json(rng, waves[key])
+            change = f"{key} = {short(dumps(waves[key]))}"
+        else:
+            del waves[key]
+            change = f"without {key}"
+        doc["waves"] = waves
+        return dumps(doc), f"/waves {change}"
     nodes = json_nodes(doc) if isinstance(doc, (dict, list)) else []
     if not nodes and op in ("value", "delete", "nest", "huge_array", "huge_string"):
         op = "document"
@@ -1197,9 +1222,11 @@ class Generator:
         self.cli_cover = cli_coverage(commands, unwritable, args.source)
         self.envs = envs
         self.py_cover = python_coverage(envs)
+        self.file_inputs = files.load(args.source)
 
     def coverage_counts(self):
-        return {"xml": len(self.xml_cover), "cli": len(self.cli_cover), "python": len(self.py_cover)}
+        return {"xml": len(self.xml_cover), "cli": len(self.cli_cover), "python": len(self.py_cover),
+                "file": files.coverage_count(self.file_inputs)}
 
     def make(self, cid):
         """The case with id `cid` ("N", "xml-N", "cli-N", "py-N")."""
@@ -1213,7 +1240,9 @@ class Generator:
             return self.cli(n)
         if kind == "py":
             return self.python(n)
-        raise ValueError(f"case id {cid!r}: expected N, xml-N, cli-N or py-N")
+        if kind == "file":
+            return self.file(n)
+        raise ValueError(f"case id {cid!r}: expected N, xml-N, cli-N, py-N or file-N")
 
     def xml(self, n):
         if n < len(self.xml_cover):
@@ -1250,6 +1279,15 @@ class Generator:
         desc = ", ".join(f"{name}({short(repr(pyapi.OPS[name][0][i][0]), 40)})" for name, i in ops)
         return Case(f"py-{n}", "python", "tools/fuzz/pyapi.py", desc, to_bytes(json.dumps(ops)), ".json",
                     ops=ops, coverage=coverage)
+
+    def file(self, n):
+        parts = files.case_parts(self.args.seed, n, self.file_inputs)
+        if parts is None:
+            return None
+        origin, data, suffix, argv, setup, desc, bad, coverage = parts
+        expect = err([files.INPUT_NAME + suffix]) if bad else None
+        return Case(f"file-{n}", "file", origin, desc, data, suffix, command=["@NEREID@", *argv], setup=setup,
+                    expect=expect, coverage=coverage)
 
 
 def make_case(seeds, plugin_keys, source, seed, n, kinds):
@@ -1721,14 +1759,15 @@ def main(argv=None):
 
     def coverage():
         counts = gen.coverage_counts()
-        for kind, prefix in (("cli", "cli"), ("xml", "xml"), ("python", "py")):
+        for kind, prefix in (("cli", "cli"), ("xml", "xml"), ("python", "py"), ("file", "file")):
             if kind in kinds:
                 for n in range(counts[kind]):
                     yield gen.make(f"{prefix}-{n}")
 
     def mutants():
         """Round k: the config, scenario and structure cases 3k..3k+2, one xml and one cli
-        case, and every PY_EVERY rounds a python case (a process of several operations)."""
+        case, every PY_EVERY rounds a python case (a process of several operations) and every
+        FILE_EVERY rounds a file case."""
         counts = gen.coverage_counts()
         k = 0
         while True:
@@ -1742,6 +1781,10 @@ def main(argv=None):
                 yield gen.make(f"cli-{counts['cli'] + k}")
             if "python" in kinds and k % PY_EVERY == 0:
                 yield gen.make(f"py-{counts['python'] + k // PY_EVERY}")
+            if "file" in kinds and k % FILE_EVERY == 0:
+                c = gen.make(f"file-{counts['file'] + k // FILE_EVERY}")
+                if c is not None:
+                    yield c
             k += 1
 
     def generate():
