@@ -222,7 +222,15 @@ std::string BenchReport::ToJson() const {
                  {"nereid_mujoco_motors/nereid_no_thrusters",
                   Ratio("bluerov2_heavy/nereid_mujoco_motors", "bluerov2_heavy/nereid_no_thrusters")},
                  {"nereid_full_sensors/nereid_full",
-                  Ratio("bluerov2_heavy/nereid_full_sensors", "bluerov2_heavy/nereid_full")}};
+                  Ratio("bluerov2_heavy/nereid_full_sensors", "bluerov2_heavy/nereid_full")},
+                 {"stock_mj_step_sensors/stock_mj_step_plugins",
+                  Ratio("bluerov2_heavy/stock_mj_step_sensors", "bluerov2_heavy/stock_mj_step_plugins")}};
+  // the suite's cost over samples taken side by side: median and range of the paired ratios
+  const Spread paired = RunRatio("bluerov2_heavy/nereid_full_sensors", "bluerov2_heavy/nereid_full");
+  if (paired.runs > 0) {
+    j["sensor_suite_paired"] = {{"median", paired.median}, {"min", paired.min}, {"max", paired.max},
+                                {"samples", paired.runs}};
+  }
   // growth exponent of the UK / weld chain cases: least squares of log(ns) on log(N)
   nlohmann::json fit = nlohmann::json::object();
   for (const char* method : {"uk", "weld"}) {
@@ -334,6 +342,17 @@ BenchReport RunBenchmarks(const BenchOptions& options) {
     runners.push_back(std::move(r));
   }
   {
+    // the suite under plain mj_step: MuJoCo runs mj_rnePostConstraint for the IMU there
+    SimulationOptions o;
+    o.engine = Engine::kMuJoCo;
+    const std::string sensors = (std::filesystem::path(options.model_dir) / "bluerov2_heavy" /
+                                 "bluerov2_heavy_sensors.xml").string();
+    Runner r{"bluerov2_heavy/stock_mj_step_sensors", Simulation::LoadFile(sensors, o), {}, {}, {}};
+    r.current = CurrentField::Constant(Vec3(0.3, 0.1, 0));
+    r.step = [](Simulation& s) { mj_step(s.model(), s.data()); };
+    runners.push_back(std::move(r));
+  }
+  {
     // the floor of any thruster that is a MuJoCo actuator on its site: the 8 thrusters
     // turned into MuJoCo's simplest actuator, a `motor` (force = ctrl, no plugin), on the
     // same sites and gears; ctrl is clamped to the T200's thrust range (N)
@@ -392,6 +411,14 @@ BenchReport RunBenchmarks(const BenchOptions& options) {
     runners.push_back(std::move(r));
   }
 
+  if (!options.only.empty()) {
+    std::erase_if(runners, [&](const Runner& r) {
+      // a sensor case keeps its reference
+      const bool reference = options.only.find("sensors") != std::string::npos &&
+                             (r.name == "bluerov2_heavy/nereid_full" || r.name == "bluerov2_heavy/stock_mj_step_plugins");
+      return r.name.find(options.only) == std::string::npos && !reference;
+    });
+  }
   for (int sample = 0; sample < options.samples + 1; ++sample) {  // sample 0 warms up
     for (Runner& r : runners) {
       Simulation& sim = *r.sim;
@@ -420,6 +447,11 @@ BenchReport RunBenchmarks(const BenchOptions& options) {
     c.ns_per_step = s.median;
     c.ns_min = s.min;
     c.ns_max = s.max;
+    // the sensor suite and its references keep every sample (RunRatio pairs them)
+    if (r.name.find("sensors") != std::string::npos || r.name == "bluerov2_heavy/nereid_full" ||
+        r.name == "bluerov2_heavy/stock_mj_step_plugins") {
+      c.runs = r.samples;
+    }
     report.cases.push_back(c);
   }
   return report;

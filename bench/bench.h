@@ -47,6 +47,9 @@ struct BenchOptions {
   long rl_env_steps = 24000;
   int rl_runs = 5;
   bool mpc = true;  // the MPC cases (when built with libnereid_mpc)
+  // non-empty: only the per-step cases whose name contains it (no load, RL or MPC cases),
+  // e.g. "sensors" for the sensor suite's cost beside its reference
+  std::string only;
 };
 
 struct BenchReport {

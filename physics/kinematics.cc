@@ -75,6 +75,71 @@ Vec6 BodyBiasAcceleration(const mjModel* m, const mjData* d, int body,
   return out;
 }
 
+namespace {
+
+// Calls f(dof) for every dof that moves `body` (its weld root's and their ancestors').
+template <typename F>
+void ForEachChainDof(const mjModel* m, int body, F&& f) {
+  const int b = m->body_weldid[body];
+  if (b <= 0 || m->body_dofnum[b] == 0) return;
+  for (int dof = m->body_dofadr[b] + m->body_dofnum[b] - 1; dof >= 0; dof = m->dof_parentid[dof]) f(dof);
+}
+
+// MuJoCo's com-based spatial velocity of `body` (cvel) from cdof and qvel.
+void ChainVelocity(const mjModel* m, const mjData* d, int body, mjtNum out[6]) {
+  mju_zero(out, 6);
+  ForEachChainDof(m, body, [&](int dof) { mju_addToScl(out, d->cdof + 6 * dof, d->qvel[dof], 6); });
+}
+
+// Whether the body moves at all (MuJoCo's objects on dof-less bodies read zero).
+bool Moves(const mjModel* m, int body) { return m->body_dofnum[m->body_weldid[body]] != 0; }
+
+}  // namespace
+
+void SiteVelocity(const mjModel* m, const mjData* d, int site, bool local, mjtNum res[6]) {
+  const int body = m->site_bodyid[site];
+  if (!Moves(m, body)) {
+    mju_zero(res, 6);
+    return;
+  }
+  mjtNum cvel[6];
+  ChainVelocity(m, d, body, cvel);
+  mju_transformSpatial(res, cvel, 0, d->site_xpos + 3 * site, d->subtree_com + 3 * m->body_rootid[body],
+                       local ? d->site_xmat + 9 * site : nullptr);
+}
+
+void SiteAcceleration(const mjModel* m, const mjData* d, int site, bool local, mjtNum res[6]) {
+  const int body = m->site_bodyid[site];
+  if (!Moves(m, body)) {
+    mju_zero(res, 6);
+    return;
+  }
+  // cacc as mj_rnePostConstraint: the world's is -gravity, each dof adds cdof_dot qvel + cdof qacc
+  mjtNum cacc[6] = {0, 0, 0, 0, 0, 0};
+  if (!(m->opt.disableflags & mjDSBL_GRAVITY)) mju_scl3(cacc + 3, m->opt.gravity, -1);
+  ForEachChainDof(m, body, [&](int dof) {
+    mju_addToScl(cacc, d->cdof_dot + 6 * dof, d->qvel[dof], 6);
+    mju_addToScl(cacc, d->cdof + 6 * dof, d->qacc[dof], 6);
+  });
+  const mjtNum* com = d->subtree_com + 3 * m->body_rootid[body];
+  const mjtNum* pos = d->site_xpos + 3 * site;
+  const mjtNum* rot = local ? d->site_xmat + 9 * site : nullptr;
+  mju_transformSpatial(res, cacc, 0, pos, com, rot);
+  // as mj_objectAcceleration: acc_tran += vel_rot x vel_tran of the point
+  mjtNum vel[6], correction[3];
+  mju_transformSpatial(vel, d->cvel + 6 * body, 0, pos, com, rot);
+  mju_cross(correction, vel, vel + 3);
+  mju_addTo3(res + 3, correction);
+}
+
+Vec3 BodyPointVelocity(const mjModel* m, const mjData* d, int body, const Vec3& p) {
+  if (body <= 0 || !Moves(m, body)) return Vec3::Zero();
+  mjtNum cvel[6], v[6];
+  ChainVelocity(m, d, body, cvel);
+  mju_transformSpatial(v, cvel, 0, p.data(), d->subtree_com + 3 * m->body_rootid[body], nullptr);
+  return Vec3(v[3], v[4], v[5]);
+}
+
 int FreeJointDof(const mjModel* m, int body) {
   if (m->body_jntnum[body] != 1) return -1;
   const int j = m->body_jntadr[body];

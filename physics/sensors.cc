@@ -79,16 +79,26 @@ bool SampleClock::Due(double time) {
   return true;
 }
 
-void SampleClock::Push(double time, std::vector<double> values) {
-  pending_.push_back({time, std::move(values)});
+void SampleClock::Push(double time, const Reading& values) {
+  if (count_ == ring_.size()) {  // full: a larger ring, the pending samples first in order
+    std::vector<Sample> larger(std::max<size_t>(4, 2 * ring_.size()));
+    for (size_t i = 0; i < count_; ++i) larger[i] = ring_[(head_ + i) % ring_.size()];
+    ring_ = std::move(larger);
+    head_ = 0;
+  }
+  Sample& s = ring_[(head_ + count_) % ring_.size()];
+  s.time = time;
+  s.values = values;
+  ++count_;
 }
 
-const std::vector<double>* SampleClock::Deliver(double time) {
+const Reading* SampleClock::Deliver(double time) {
   const double due = time - latency_ + 1e-9 * period_;
-  while (!pending_.empty() && pending_.front().time <= due) {
-    held_ = std::move(pending_.front().values);
+  while (count_ > 0 && ring_[head_].time <= due) {
+    held_ = ring_[head_].values;
     has_held_ = true;
-    pending_.pop_front();
+    head_ = (head_ + 1) % ring_.size();
+    --count_;
   }
   return has_held_ ? &held_ : nullptr;
 }

@@ -173,6 +173,19 @@ double WaveField::Elevation(double x, double y, double t) const {
   return eta;
 }
 
+double WaveField::Pressure(const Vec3& p, double t, double rho, double g, double p_atm) const {
+  const bool deep = depth_ <= 0;
+  const double z = std::clamp(p.z(), deep ? -1e300 : -depth_, 0.0);
+  double head = -p.z();  // m of water above the point: the hydrostatic part, then the waves'
+  for (const Component& c : components_) {
+    const double theta = c.k * (p.x() * std::cos(c.direction) + p.y() * std::sin(c.direction)) - c.omega * t + c.phase;
+    const double K = deep || c.k * depth_ > kDeepKh ? std::exp(c.k * z)
+                                                    : std::cosh(c.k * (z + depth_)) / std::cosh(c.k * depth_);
+    head += c.amplitude * K * std::cos(theta);
+  }
+  return p_atm + rho * g * std::max(head, 0.0);
+}
+
 Kinematics WaveField::At(const Vec3& p, double t) const {
   Kinematics out;
   const bool deep = depth_ <= 0;

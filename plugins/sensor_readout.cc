@@ -50,6 +50,37 @@ std::vector<std::string> SensorFieldNames(const mjModel* m, int sensor) {
   return names;
 }
 
+bool SensorsSkipRnePost(const mjModel* m) {
+  bool nereid_acc = false;
+  for (int i = 0; i < m->nsensor; ++i) {
+    if (m->sensor_needstage[i] != mjSTAGE_ACC) continue;
+    switch (m->sensor_type[i]) {
+      case mjSENS_ACCELEROMETER:
+      case mjSENS_FORCE:
+      case mjSENS_TORQUE:
+      case mjSENS_FRAMELINACC:
+      case mjSENS_FRAMEANGACC:
+      case mjSENS_USER:
+        return false;
+      case mjSENS_PLUGIN:
+        if (!WithSensorType(PluginName(m, m->sensor_plugin[i]), []<class T>() {})) return false;
+        nereid_acc = true;
+        break;
+      default:
+        break;
+    }
+  }
+  // a sensor plugin with no sensor element is still computed at its stage
+  for (int i = 0; i < m->nplugin; ++i) {
+    const mjpPlugin* plugin = mjp_getPluginAtSlot(m->plugin[i]);
+    if (plugin && (plugin->capabilityflags & mjPLUGIN_SENSOR) && plugin->needstage == mjSTAGE_ACC &&
+        !WithSensorType(plugin->name, []<class T>() {})) {
+      return false;
+    }
+  }
+  return nereid_acc;
+}
+
 void SeedSensors(const mjModel* m, mjData* d, uint64_t run_seed) {
   for (int i = 0; i < m->nplugin; ++i) {
     if (!d->plugin_data[i]) continue;

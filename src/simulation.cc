@@ -104,6 +104,7 @@ Simulation::Simulation(mjModel* m, mjData* d, std::string source, const Simulati
     inertias_.emplace_back(n, n);
   }
   current_instance_ = FindCurrentInstance(m_);
+  skip_rne_post_ = SensorsSkipRnePost(m_);
   hydrodynamics_instances_ = FindPluginInstances(m_, kHydrodynamicsPlugin);
   const int nq = static_cast<int>(m_->nq), nv = static_cast<int>(m_->nv),
             na = static_cast<int>(m_->na);
@@ -239,7 +240,18 @@ void Simulation::ForwardNereid(bool skip_sensor) {
   } else {
     d_->energy[0] = d_->energy[1] = 0;
   }
-  mj_forwardSkip(m_, d_, mjSTAGE_POS, skip_sensor);
+  // MuJoCo runs mj_rnePostConstraint (cacc, cfrc_int, cfrc_ext) before any acceleration-
+  // stage sensor plugin. When no sensor reads those (Nereid's IMU takes its site's
+  // acceleration from qacc), the velocity and acceleration sensors run here with the flag
+  // that says it ran set around them (docs/sensors.md "Cost")
+  const bool skip_rne_post = !skip_sensor && skip_rne_post_;
+  mj_forwardSkip(m_, d_, mjSTAGE_POS, skip_sensor || skip_rne_post);
+  if (skip_rne_post) {
+    mj_sensorVel(m_, d_);
+    d_->flg_rnepost = 1;
+    mj_sensorAcc(m_, d_);
+    d_->flg_rnepost = 0;
+  }
   if (UkEnabled()) uk_->Apply(m_, d_);  // UK connections: d->qacc <- constrained acceleration
 }
 

@@ -38,6 +38,7 @@ import seed004_reduced  # noqa: E402
 import seed002_recorded  # noqa: E402
 import validate_coefficients  # noqa: E402
 import validate_identify  # noqa: E402
+import validate_sensors  # noqa: E402
 
 
 def body_velocity(t, body):
@@ -1201,6 +1202,7 @@ QUICK_RUNS = [
     "uvmms_spiral_joint1_retuned", "uvmms_spiral_every_step",
     "rov_two_link_held", "rov_two_link_free", "rov_two_link_appendix_c",
     *validate_coefficients.QUICK_RUNS,
+    *validate_sensors.QUICK_RUNS,
 ]
 # A figure moves when it changes beyond this (relative, or absolute for figures near zero):
 # far tighter than the report's three or four printed digits, since the runs are
@@ -1276,7 +1278,8 @@ def main():
     sections = [seed001_000(r, figdir), seed000_bg_sweep(r, figdir), seed000_trials(r, figdir), seed002(r, figdir), seed002_mpc(r, figdir),
                 seed002_recorded.section(r, figdir),
                 seed003(r, figdir), seed004(r, figdir), seed004_appendix_c(r, figdir),
-                validate_coefficients.section(r, figdir), validate_identify.section(r, figdir)]
+                validate_coefficients.section(r, figdir), validate_identify.section(r, figdir),
+                validate_sensors.section(r, figdir)]
     commands = "\n".join(r.log)
     report = f"""# Validation against the seed documents
 

@@ -55,6 +55,19 @@ Vec6 BodyVelocity(const mjModel* m, const mjData* d, int body);
 Vec6 BodyBiasAcceleration(const mjModel* m, const mjData* d, int body,
                           const std::vector<int>& chain);
 
+// mj_objectVelocity and mj_objectAcceleration on a site (6D [angular; linear] at the
+// site, site axes when `local`) computed from qvel and qacc along the dofs that move the
+// site's body, without MuJoCo's cvel, mj_subtreeVel or cacc (mj_rnePostConstraint): the
+// spatial velocity is sum cdof qvel (needs mj_comPos only, so it holds at the position
+// stage), the spatial acceleration -gravity + sum (cdof_dot qvel + cdof qacc) as
+// mj_rnePostConstraint's forward pass (needs mj_comVel and qacc). Zero on a body welded to
+// the world, as MuJoCo's. No allocation: the sensor plugins call them at sample instants.
+void SiteVelocity(const mjModel* m, const mjData* d, int site, bool local, mjtNum res[6]);
+void SiteAcceleration(const mjModel* m, const mjData* d, int site, bool local, mjtNum res[6]);
+// The world velocity of the point p fixed to `body`, from qvel (position stage suffices);
+// zero for the world and bodies welded to it.
+Vec3 BodyPointVelocity(const mjModel* m, const mjData* d, int body, const Vec3& p);
+
 // The first dof of `body` if the body moves by one free joint (a vehicle), else -1.
 int FreeJointDof(const mjModel* m, int body);
 

@@ -45,6 +45,12 @@ std::vector<std::string> SensorFieldNames(const mjModel* m, int sensor);
 // Reseeds every Nereid sensor instance of `d` from a run's seed: their noise streams
 // restart from streams derived from (the instance's `seed` key, run_seed, its name).
 void SeedSensors(const mjModel* m, mjData* d, uint64_t run_seed);
+// True when the model's acceleration-stage sensors are Nereid's own (the IMU) and none
+// reads MuJoCo's cacc or cfrc (no accelerometer, force, torque, framelinacc, frameangacc,
+// user sensor or other plugin at that stage): mj_rnePostConstraint, which MuJoCo runs
+// before any acceleration-stage sensor plugin, can then be left out (Nereid's engine does;
+// docs/sensors.md "Cost").
+bool SensorsSkipRnePost(const mjModel* m);
 
 // What a hydrodynamics instance does with its added mass when the mjData was not made by
 // Nereid's engine (plain mj_step, Python `mujoco`), where nothing puts M_A into d->M.

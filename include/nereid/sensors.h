@@ -8,9 +8,9 @@
 #ifndef NEREID_SENSORS_H_
 #define NEREID_SENSORS_H_
 
+#include <array>
 #include <cmath>
 #include <cstdint>
-#include <deque>
 #include <string_view>
 #include <vector>
 
@@ -54,39 +54,45 @@ class Stream {
 };
 
 // ---- sampling clock --------------------------------------------------------------------
+// A sensor's reading: its first `dim` entries (the DVL's 13 fields are the most).
+inline constexpr int kMaxReading = 16;
+using Reading = std::array<double, kMaxReading>;
+
 // Sample-and-hold at `rate` (Hz) from time `start`, delivered `latency` seconds after it
 // was taken. Due(t) is true once per sample instant (k / rate after start; a call at the
 // same time again is not due); Push stores a sample taken at t; Deliver(t) returns the
 // newest sample taken at or before t - latency (nullptr before the first). A time earlier
 // than the last sample's (a state restored without a reset) restarts the clock there.
+// The samples waiting for their latency sit in a ring that grows only while more of them
+// are pending than ever before: no allocation per sample.
 class SampleClock {
  public:
   SampleClock() = default;
   SampleClock(double rate, double latency) : period_(1.0 / rate), latency_(latency) {}
   bool Due(double time);
-  void Push(double time, std::vector<double> values);
-  const std::vector<double>* Deliver(double time);
+  void Push(double time, const Reading& values);
+  const Reading* Deliver(double time);
   void Reset() {
     started_ = false;
     next_ = 0;
     last_ = 0;
-    pending_.clear();
-    held_.clear();
+    head_ = count_ = 0;
     has_held_ = false;
   }
   double period() const { return period_; }
 
  private:
   struct Sample {
-    double time;
-    std::vector<double> values;
+    double time = 0;
+    Reading values{};
   };
   double period_ = 0, latency_ = 0;
   bool started_ = false;
   double start_ = 0, last_ = 0;  // the first and the latest sample's times
   uint64_t next_ = 0;             // index of the next sample instant
-  std::deque<Sample> pending_;
-  std::vector<double> held_;
+  std::vector<Sample> ring_;      // pending samples: count_ of them from head_, in time order
+  size_t head_ = 0, count_ = 0;
+  Reading held_{};
   bool has_held_ = false;
 };
 

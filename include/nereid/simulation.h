@@ -208,6 +208,7 @@ class Simulation final {
   // per added-mass block, the M_A of its hydrodynamics objects in d_ (they own it)
   std::vector<std::vector<const Mat6*>> added_mass_sources_;
   int current_instance_ = -1;
+  bool skip_rne_post_ = false;  // SensorsSkipRnePost(m_): ForwardNereid leaves it out
   std::vector<int> hydrodynamics_instances_;
   double step_start_time_ = 0;  // for divergence messages (MuJoCo resets the time)
   std::vector<mjtNum> rk_buffer_;  // RK4 stage storage, allocated once

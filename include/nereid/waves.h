@@ -106,6 +106,15 @@ class WaveField {
 
   double Elevation(double x, double y, double t) const;
   Kinematics At(const Vec3& p, double t) const;
+  // The absolute pressure at p (Pa) in linear wave theory: the hydrostatic pressure below
+  // the mean surface plus each component's dynamic pressure with its depth attenuation,
+  //   p = p_atm - rho g z + rho g sum a_i K_i(z) cos theta_i,
+  //   K = cosh k(z+h) / cosh kh   (deep water: e^{kz}),
+  // K taken at z = 0 above the mean surface (there p = p_atm + rho g (eta - z) under a
+  // crest) and at the seabed below it; never below p_atm (a point above the surface).
+  // Calm water: p_atm + rho g max(-z, 0). g is the model's gravity (the dispersion
+  // relation uses kGravity).
+  double Pressure(const Vec3& p, double t, double rho, double g, double p_atm) const;
 
  private:
   std::vector<Component> components_;

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <numbers>
 #include <string>
-#include <vector>
 
 #include "common/config_reader.h"
 #include "common/plugin_base.h"
@@ -33,7 +32,7 @@ std::unique_ptr<Acoustic> Acoustic::Create(const mjModel* m, mjData*, int instan
 
 void Acoustic::Compute(const mjModel*, mjData* d, int) noexcept {
   Step(d, [&] {
-    std::vector<double> y(kDim, 0.0);
+    sensors::Reading y{};
     const Vec3 p(d->site_xpos[3 * site_], d->site_xpos[3 * site_ + 1], d->site_xpos[3 * site_ + 2]);
     const Vec3 rel = p - transceiver_;
     double range = rel.norm();

@@ -1,7 +1,6 @@
 // Copyright Nereid authors.
 #include "altimeter/altimeter.h"
 
-#include <vector>
 
 #include "common/config_reader.h"
 #include "common/plugin_base.h"
@@ -31,10 +30,10 @@ void Altimeter::Compute(const mjModel* m, mjData* d, int) noexcept {
     const mjtNum dir[3] = {R[2], R[5], R[8]};  // the site's z axis
     int geom = -1;
     const double range = mj_ray(m, d, d->site_xpos + 3 * site_, dir, nullptr, 1, m->site_bodyid[site_], &geom, nullptr);
-    if (geom < 0 || range < min_range_ || range > max_range_) return std::vector<double>{-1.0, 0.0};
+    if (geom < 0 || range < min_range_ || range > max_range_) return sensors::Reading{-1.0, 0.0};
     double r = range;
     if (!exact_) r += (noise_ + per_range_ * range) * stream_.Normal();
-    return std::vector<double>{r, 1.0};
+    return sensors::Reading{r, 1.0};
   });
 }
 

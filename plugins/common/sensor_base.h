@@ -34,13 +34,14 @@ class SensorBase {
   void ReadCommon(const mjModel* m, int instance, const ConfigReader& config, const ConfigKey& rate_key,
                   int dim);
   // One pipeline call: takes a sample when one is due (measure() returns it), and writes
-  // the delivered reading (zeros before the first) into the sensor's sensordata.
+  // the delivered reading (zeros before the first) into the sensor's sensordata. measure()
+  // returns a sensors::Reading (its first dim entries); nothing is allocated per sample.
   template <class Measure>
   void Step(mjData* d, Measure&& measure) {
     if (sensor_ < 0) return;
     if (clock_.Due(d->time)) clock_.Push(d->time, measure());
     mjtNum* out = d->sensordata + adr_;
-    const std::vector<double>* reading = clock_.Deliver(d->time);
+    const sensors::Reading* reading = clock_.Deliver(d->time);
     for (int i = 0; i < dim_; ++i) out[i] = reading ? (*reading)[static_cast<size_t>(i)] : 0.0;
   }
   void ResetBase() {

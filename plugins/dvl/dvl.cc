@@ -1,6 +1,7 @@
 // Copyright Nereid authors.
 #include "dvl/dvl.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <string>
@@ -8,6 +9,7 @@
 #include "common/config_reader.h"
 #include "common/plugin_base.h"
 #include "current/current_plugin.h"
+#include "nereid/kinematics.h"
 
 namespace nereid {
 namespace {
@@ -17,16 +19,6 @@ Mat3 SiteRotation(const mjData* d, int site) {
   Mat3 out;
   out << R[0], R[1], R[2], R[3], R[4], R[5], R[6], R[7], R[8];
   return out;
-}
-
-// Velocity (world frame) of the point `p` fixed to body b.
-Vec3 BodyPointVelocity(const mjModel* m, const mjData* d, int b, const Vec3& p) {
-  if (b <= 0 || m->body_weldid[b] == 0) return Vec3::Zero();  // the world and bodies welded to it
-  mjtNum v[6];
-  mj_objectVelocity(m, d, mjOBJ_BODY, b, v, 0);  // at the body's frame origin, world axes
-  const Vec3 omega(v[0], v[1], v[2]), lin(v[3], v[4], v[5]);
-  const Vec3 origin(d->xpos[3 * b], d->xpos[3 * b + 1], d->xpos[3 * b + 2]);
-  return sensors::PointVelocity(lin, omega, p - origin);
 }
 
 }  // namespace
@@ -63,22 +55,28 @@ std::unique_ptr<Dvl> Dvl::Create(const mjModel* m, mjData*, int instance) {
   if (water != "true" && water != "false") config.Fail(k::kWaterTrack, "must be true or false");
   dvl->water_track_ = water == "true";
   dvl->current_instance_ = FindCurrentInstance(m);
+  dvl->radial_.assign(dvl->beams_.size(), 0.0);
+  dvl->valid_.assign(dvl->beams_.size(), false);
+  dvl->all_.assign(dvl->beams_.size(), true);
   dvl->Reset();
   return dvl;
 }
 
-std::vector<double> Dvl::Measure(const mjModel* m, mjData* d) {
-  std::vector<double> y(kDim, 0.0);
+sensors::Reading Dvl::Measure(const mjModel* m, mjData* d) {
+  sensors::Reading y{};
   for (int i = 0; i < dvl_keys::kMaxBeams; ++i) y[static_cast<size_t>(5 + i)] = -1;  // no range
   const Mat3 R = SiteRotation(d, site_);
   const Vec3 p(d->site_xpos[3 * site_], d->site_xpos[3 * site_ + 1], d->site_xpos[3 * site_ + 2]);
   mjtNum vel[6];
-  mj_objectVelocity(m, d, mjOBJ_SITE, site_, vel, 1);  // site frame: the lever arm included
+  // site frame, the lever arm included; from qvel (the position stage: no mj_subtreeVel)
+  SiteVelocity(m, d, site_, true, vel);
   const Vec3 v_site(vel[3], vel[4], vel[5]);
   const int own_body = m->site_bodyid[site_];
   const size_t n = beams_.size();
-  std::vector<double> radial(n, 0.0);
-  std::vector<bool> valid(n, false);
+  std::vector<double>& radial = radial_;
+  std::vector<bool>& valid = valid_;
+  std::fill(radial.begin(), radial.end(), 0.0);
+  std::fill(valid.begin(), valid.end(), false);
   double altitude_sum = 0;
   int hits = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -114,7 +112,7 @@ std::vector<double> Dvl::Measure(const mjModel* m, mjData* d) {
     if (const CurrentField* field = CurrentPlugin::Field(d, current_instance_)) {
       water = R.transpose() * field->Evaluate(d->time, p).velocity;
     }
-    std::vector<bool> all(n, true);
+    const std::vector<bool>& all = all_;
     for (size_t i = 0; i < n; ++i) {
       radial[i] = sensors::RadialVelocity(v_site - water, beams_[i]);
       if (!exact_) radial[i] += sensors::BeamNoise(velocity_noise_, per_speed_, 0, radial[i], 0) * stream_.Normal();

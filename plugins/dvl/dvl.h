@@ -45,7 +45,9 @@ class Dvl final : public SensorBase {
  public:
   static constexpr const char* kName = kDvlPlugin;
   static constexpr auto kAttributes = KeyNames(dvl_keys::kAll);
-  static constexpr int kStage = mjSTAGE_VEL;
+  // the position stage: the velocities come from qvel (MuJoCo would run mj_subtreeVel
+  // before every velocity-stage sensor plugin, docs/sensors.md "Cost")
+  static constexpr int kStage = mjSTAGE_POS;
   static constexpr int kDim = 13;
   static constexpr std::array<const char*, kDim> kFields{
       "vx",     "vy",     "vz",     "status", "altitude", "range0", "range1",
@@ -61,13 +63,16 @@ class Dvl final : public SensorBase {
   const std::vector<Vec3>& beams() const { return beams_; }  // site frame
 
  private:
-  std::vector<double> Measure(const mjModel* m, mjData* d);
+  sensors::Reading Measure(const mjModel* m, mjData* d);
 
   std::vector<Vec3> beams_;
   double cos_angle_ = 1, min_altitude_ = 0, max_altitude_ = 0;
   double velocity_noise_ = 0, per_speed_ = 0, per_range_ = 0, range_noise_ = 0, dropout_ = 0;
   bool water_track_ = true;
   int current_instance_ = -1;
+  // work space of a sample, sized at load (no allocation per sample)
+  std::vector<double> radial_;
+  std::vector<bool> valid_, all_;
 };
 
 }  // namespace nereid

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <numbers>
 #include <string>
-#include <vector>
 
 #include "common/config_reader.h"
 #include "common/plugin_base.h"
+#include "nereid/kinematics.h"
 
 namespace nereid {
 namespace {
@@ -59,10 +59,11 @@ std::array<double, 6> Imu::biases() const {
 void Imu::Compute(const mjModel* m, mjData* d, int) noexcept {
   Step(d, [&] {
     mjtNum acc[6], vel[6];
-    // as MuJoCo's accelerometer and gyro: site frame, gravity in cacc
-    mj_objectAcceleration(m, d, mjOBJ_SITE, site_, acc, 1);
+    // as MuJoCo's accelerometer and gyro (site frame, gravity included), from qacc at this
+    // instant only: MuJoCo's cacc (mj_rnePostConstraint) is not needed (docs/sensors.md "Cost")
+    SiteAcceleration(m, d, site_, true, acc);
     mj_objectVelocity(m, d, mjOBJ_SITE, site_, vel, 1);
-    std::vector<double> y(kDim);
+    sensors::Reading y{};
     const double T = period();
     for (int i = 0; i < 3; ++i) y[i] = axes_[i].Sample(accel_, T, acc[3 + i], &stream_);
     for (int i = 0; i < 3; ++i) y[3 + i] = axes_[3 + i].Sample(gyro_, T, vel[i], &stream_);

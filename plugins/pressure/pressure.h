@@ -1,6 +1,6 @@
 // Copyright Nereid authors.
 // nereid.pressure: an absolute pressure gauge on a site, p = p_atm + ρ g depth below the
-// free surface (world z = 0), with white noise, an offset and quantisation, sampled at a
+// free surface (world z = 0; under waves the linear-wave pressure), with white noise, an offset and quantisation, sampled at a
 // rate with a latency; it also reports the depth the gauge infers from its pressure. Keys,
 // units and the datasheet of the defaults: README.md.
 #ifndef NEREID_PLUGINS_PRESSURE_PRESSURE_H_
@@ -41,12 +41,15 @@ class Pressure final : public SensorBase {
   void Compute(const mjModel* m, mjData* d, int instance) noexcept;
   void Reset() noexcept { ResetBase(); }
 
-  // The pressure without noise at the site: p_atm + ρ g max(-z, 0), Pa (the surface is the
-  // plane z = 0; a free-surface elevation would enter here).
+  // The pressure without noise at the site, Pa: p_atm + ρ g max(-z, 0) in calm water;
+  // under the waves of the model's nereid.current the linear-wave pressure
+  // (waves::WaveField::Pressure: hydrostatic below the moving surface plus the dynamic
+  // part with its depth attenuation).
   double TruePressure(const mjModel* m, const mjData* d) const;
 
  private:
   double rho_ = 1000, p_atm_ = 101325, noise_ = 0, offset_ = 0, resolution_ = 0;
+  int current_instance_ = -1;  // the model's nereid.current (its waves), -1 if none
 };
 
 }  // namespace nereid

@@ -43,8 +43,9 @@ constexpr char kUsage[] =
     "      writes DIR/trajectory.csv and DIR/summary.json (DIR defaults to results); refuses a\n"
     "      run whose output could exceed MB (default 1000).\n"
     "  nereid bench [--out FILE.json] [--models DIR] [--steps N] [--samples N] [--no-rl] [--no-mpc]\n"
-    "               [--rl-steps N]\n"
-    "      Median ns per step of Nereid's engine and plain mj_step on the same model.\n"
+    "               [--rl-steps N] [--only TEXT]\n"
+    "      Median ns per step of Nereid's engine and plain mj_step on the same model; --only runs\n"
+    "      only the per-step cases whose name contains TEXT (\"sensors\": the suite's cost).\n"
     "  nereid info MODEL.xml\n"
     "      Vehicles, marine plugins, thrusters and the thrust allocation matrix.\n"
     "  nereid crosscheck SCENARIO.json [--out DIR] [--no-plots]\n"
@@ -137,6 +138,7 @@ nereid::BenchOptions ParseBench(const std::vector<std::string>& args, std::strin
   app.add_flag_callback("--no-rl", [&] { options.rl = false; });
   app.add_flag_callback("--no-mpc", [&] { options.mpc = false; });
   nereid::cli::AddNumber<long>(app, "--rl-steps", [&](const long& x) { options.rl_env_steps = x; }, 1, 1000000000);
+  app.add_option("--only", options.only);
   parser.Parse(args);
   return options;
 }
@@ -240,6 +242,14 @@ void PrintCostRatios(const nereid::BenchReport& report) {
   std::printf("  ratio nereid_full_sensors / nereid_full: %.3f (the Heavy's sensor suite: pressure, IMU, DVL, "
               "acoustic fix; target <= 1.05)\n",
               report.Ratio("bluerov2_heavy/nereid_full_sensors", "bluerov2_heavy/nereid_full"));
+  const nereid::Spread paired = report.RunRatio("bluerov2_heavy/nereid_full_sensors", "bluerov2_heavy/nereid_full");
+  if (paired.runs > 0) {
+    std::printf("    paired samples: median %.3f, %.3f-%.3f over %d\n", paired.median, paired.min, paired.max,
+                paired.runs);
+  }
+  std::printf("  ratio stock_mj_step_sensors / stock_mj_step_plugins: %.3f (the same suite under plain mj_step, "
+              "where MuJoCo runs mj_rnePostConstraint for the IMU)\n",
+              report.Ratio("bluerov2_heavy/stock_mj_step_sensors", "bluerov2_heavy/stock_mj_step_plugins"));
   std::string line;
   for (int n : {2, 4, 8, 16, 32}) {
     const double r = report.Ratio("uk_chain/" + std::to_string(n) + "/uk", "uk_chain/" + std::to_string(n) + "/weld");
@@ -267,13 +277,14 @@ int Bench(const std::vector<std::string>& args) {
   const nereid::BenchOptions options = ParseBench(args, &out);
   if (!out.empty()) nereid::cli::PrepareOutputFile(out, "--out");  // before minutes of benchmarks
   nereid::BenchReport report = nereid::RunBenchmarks(options);
-  nereid::RunTetherLoadBenchmarks(options, &report);
-  if (options.rl) nereid::RunRlBenchmarks(options, &report);
+  const bool all = options.only.empty();
+  if (all) nereid::RunTetherLoadBenchmarks(options, &report);
+  if (all && options.rl) nereid::RunRlBenchmarks(options, &report);
 #ifdef NEREID_HAVE_MPC
-  if (options.mpc) nereid::RunMpcBenchmarks(options, &report);
+  if (all && options.mpc) nereid::RunMpcBenchmarks(options, &report);
 #endif
   PrintBenchCases(report, options);
-  if (options.rl) PrintRlFigures(report);
+  if (all && options.rl) PrintRlFigures(report);
   PrintCostRatios(report);
   PrintTetherLoad(report);
   if (!out.empty()) {

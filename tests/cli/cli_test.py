@@ -233,6 +233,17 @@ check("bench times the tether's load at 50, 200 and 1000 segments",
       {"tether_load/maximal/50", "tether_load/maximal/200", "tether_load/maximal/1000",
        "tether_load/reduced/50", "tether_load/reduced/200"} <= set(loads) and
       report["tether"]["load_s"]["maximal/1000"] == loads["tether_load/maximal/1000"], str(loads))
+# --only sensors: the sensor suite beside its references, nothing else; the ratio and the
+# paired samples in the JSON
+only = os.path.join(work, "bench_sensors.json")
+p = run("bench", "--steps", "20", "--samples", "3", "--only", "sensors", "--out", only)
+only_report = json.load(open(only))
+check("bench --only sensors", p.returncode == 0 and
+      sorted(c["name"] for c in only_report["cases"]) ==
+      ["bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_full_sensors", "bluerov2_heavy/stock_mj_step_plugins",
+       "bluerov2_heavy/stock_mj_step_sensors"] and
+      only_report["ratios"]["nereid_full_sensors/nereid_full"] > 0 and
+      only_report["sensor_suite_paired"]["samples"] == 3 and "paired samples" in p.stdout, p.stdout + p.stderr)
 rl_cases = [c for c in report["cases"] if c["name"].startswith(("rl/", "rollout/"))]
 check("bench repeats the RL and rollout cases and reports their spread",
       len(rl_cases) == 12 and all(len(c["runs"]) == 5 and c["ns_per_step_min"] <= c["ns_per_step"] <= c["ns_per_step_max"]

@@ -3,6 +3,7 @@
 // exact sensors equal the truth (closed forms, MuJoCo's own accelerometer and gyro, the
 // geometric distance to a plane), the noise has the configured statistics (seeded, with
 // stated tolerances), runs are bitwise reproducible, and bad input is a ConfigError.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <memory>
@@ -132,7 +133,7 @@ TEST_SUITE("sensor_math") {
         taken.push_back(t);
       }
       CHECK_FALSE(clock.Due(t));  // a second call at the same time takes no sample
-      const std::vector<double>* y = clock.Deliver(t);
+      const sensors::Reading* y = clock.Deliver(t);
       delivered.push_back(y ? (*y)[0] : -1);
     }
     REQUIRE(taken.size() == 11);  // 0, 0.1, ..., 1.0
@@ -218,6 +219,37 @@ TEST_SUITE("sensors") {
     CHECK(std::abs(y[1] - -z) < 1e-12);
   }
 
+  TEST_CASE("exact pressure under a regular wave is linear wave theory's closed form") {
+    ExactSensors exact(true);
+    // H 0.6 m, T 3 s towards 40 deg, deep water; the gauge 1.2 m below the mean surface
+    const std::string waves = "    <plugin plugin='nereid.current'><instance name='sea'>\n" +
+                              Config("wave_type", "regular") + Config("wave_height", "0.6") +
+                              Config("wave_period", "3") + Config("wave_direction", "0.6981317007977318") +
+                              "    </instance></plugin>\n";
+    auto sim = Simulation::LoadString(
+        Model(waves + Instance("pressure", "baro", "imu", Config("fluid_density", "1025") + Config("rate", "200")),
+              Element("baro")));
+    sim->data()->qpos[0] = 2.5;
+    sim->data()->qpos[2] = -1.2;
+    const double a = 0.3, w = 2 * std::numbers::pi / 3, k = w * w / 9.81, beta = 40 * kDeg;
+    const int site = mj_name2id(sim->model(), mjOBJ_SITE, "imu");
+    double largest = 0;
+    for (int i = 0; i < 60; ++i) {
+      sim->data()->qvel[2] = 0;  // hold the depth (no buoyancy in this model)
+      sim->Step();
+      sim->Forward();
+      const mjData* d = sim->data();
+      const mjtNum* x = d->site_xpos + 3 * site;
+      const double theta = k * (x[0] * std::cos(beta) + x[1] * std::sin(beta)) - w * d->time;
+      const double dynamic = 1025 * 9.81 * a * std::exp(k * x[2]) * std::cos(theta);
+      const double expected = 101325 - 1025 * 9.81 * x[2] + dynamic;
+      const std::vector<double> y = Reading(*sim, "baro");
+      CHECK(y[0] == doctest::Approx(expected).epsilon(1e-14));
+      largest = std::max(largest, std::abs(dynamic));
+    }
+    CHECK(largest > 0.9 * 1025 * 9.81 * a * std::exp(-k * 1.25));  // the wave was there: ~1.75 kPa
+  }
+
   TEST_CASE("exact DVL: velocity of the DVL point in its frame to 1e-12, ranges = distance to the plane") {
     ExactSensors exact(true);
     auto sim = Simulation::LoadString(
@@ -301,6 +333,30 @@ TEST_SUITE("sensors") {
         CHECK(std::abs(y[k] - acc[k]) < 1e-12);
         CHECK(std::abs(y[3 + k] - gyro[k]) < 1e-12);
       }
+    }
+  }
+
+  TEST_CASE("exact IMU without MuJoCo's accelerometer: mj_rnePostConstraint left out, the reading unchanged") {
+    ExactSensors exact(true);
+    // the IMU alone (Nereid's engine leaves MuJoCo's cacc out) and beside MuJoCo's
+    // accelerometer (which needs it), driven alike
+    auto alone = Simulation::LoadString(Model(Instance("imu", "imu", "imu", Config("rate", "200")), Element("imu")));
+    auto twin = Simulation::LoadString(Model(Instance("imu", "imu", "imu", Config("rate", "200")),
+                                             Element("imu") + "    <accelerometer name='acc' site='imu'/>\n"));
+    CHECK(SensorsSkipRnePost(alone->model()));
+    CHECK_FALSE(SensorsSkipRnePost(twin->model()));
+    SetMotion(alone.get());
+    SetMotion(twin.get());
+    for (int i = 0; i < 40; ++i) {
+      for (Simulation* sim : {alone.get(), twin.get()}) {
+        sim->data()->xfrc_applied[6 + 1] = 4 * std::cos(0.13 * i);
+        sim->data()->xfrc_applied[6 + 3] = 0.3;
+        sim->Step();
+      }
+      CHECK(alone->data()->flg_rnepost == 0);  // cacc was not computed
+      CHECK(twin->data()->flg_rnepost == 1);
+      const std::vector<double> y = Reading(*alone, "imu"), acc = Reading(*twin, "acc");
+      for (size_t k = 0; k < 3; ++k) CHECK(std::abs(y[k] - acc[k]) < 1e-12);
     }
   }
 
