@@ -112,6 +112,7 @@ CurrentSample CurrentField::Evaluate(double time, const Vec3& p) const {
     s.velocity += w.velocity;
     s.d_dt += w.acceleration;
     s.d_dx = w.gradient;
+    s.elevation = w.elevation;
   }
   return s;
 }

@@ -219,6 +219,32 @@ const JsonObject kCurrentKeys{
     true,
     "the water current for the whole run (replaces the model's nereid.current field)"};
 
+// the nereid.current plugin's wave keys, the same names, defaults and rules
+// (plugins/current/README.md "Waves"; checked equal by tests/plugins/keys_test.cc)
+const JsonObject kWavesKeys{
+    "waves",
+    {
+        Enum("wave_type", {"\"none\"", "\"regular\"", "\"jonswap\"", "\"pm\""}).Default("\"none\"")
+            .Means("none (calm), a regular Airy wave, or a JONSWAP or Pierson-Moskowitz irregular sea"),
+        Key("wave_height", T::kNumber).Above(0).Units("m").DefaultDoc("**required** with waves")
+            .Means("H crest to trough (regular), H_s (jonswap, pm); H / L at most 1/7"),
+        Key("wave_period", T::kNumber).Above(0).Units("s").DefaultDoc("**required** with waves")
+            .Means("T (regular), the peak period T_p (jonswap, pm)"),
+        Key("wave_direction", T::kNumber).Units("rad").Default("0")
+            .Means("the direction the waves travel towards, (cos b, sin b, 0); a sea's mean direction"),
+        Key("water_depth", T::kNumber).AtLeast(0).Units("m").Default("0")
+            .Means("the waves' water depth; 0: deep water; not shallower than the scene's seabed"),
+        Key("wave_gamma", T::kNumber).Range(1, 7).Default("3.3").Means("JONSWAP's peak enhancement (jonswap only)"),
+        Key("wave_spreading", T::kNumber).Range(0, 100).Default("0")
+            .Means("exponent s of the cos^2s directional spreading; 0: none (jonswap, pm)"),
+        Key("wave_components", T::kInteger).Range(1, 1024).Default("64")
+            .Means("the sea's number of components (jonswap, pm)"),
+        Key("wave_seed", T::kInteger).Range(0, 9007199254740992.0).TypeDoc("integer in 0..2^53").Default("1")
+            .Means("the seed of the phases and directions (jonswap, pm)"),
+    },
+    false,
+    "surface waves added to the current (sets the model's nereid.current waves)"};
+
 const JsonObject kControlKeys{
     "controls",
     {
@@ -688,6 +714,8 @@ const JsonObject kScenarioKeys{
         Key("initial_state", T::kObject, {&kInitialStateKeys}).Means("overrides of the reset state"),
         Key("current", T::kObject, {&kCurrentKeys}).DefaultDoc("the model's `nereid.current`")
             .Means("water current for the whole run"),
+        Key("waves", T::kObject, {&kWavesKeys}).DefaultDoc("the model's `nereid.current` waves")
+            .Means("surface waves: a regular wave or an irregular sea"),
         Key("controls", T::kObjects, {&kControlKeys}).Means("time-scheduled ctrl values"),
         Key("wrenches", T::kObjects, {&kWrenchKeys}).Means("time-windowed forces and torques on bodies"),
         Key("controller", T::kObject, {&kPidControllerKeys, &kMpcControllerKeys, &kVmsControllerKeys})
@@ -715,7 +743,7 @@ const JsonObject kScenarioKeys{
 
 const std::vector<const JsonObject*>& AllJsonObjects() {
   static const std::vector<const JsonObject*> all = {
-      &kScenarioKeys, &kInitialStateKeys, &kBodyStateKeys, &kJointStateKeys, &kCurrentKeys, &kControlKeys,
+      &kScenarioKeys, &kInitialStateKeys, &kBodyStateKeys, &kJointStateKeys, &kCurrentKeys, &kWavesKeys, &kControlKeys,
       &kWrenchKeys, &kPidControllerKeys, &kPidGainsKeys, &kPathKeys, &kZigZagKeys, &kReferenceKeys,
       &kStabilizeKeys, &kStabilizeGainsKeys, &kSceneKeys, &kWallKeys, &kPillarKeys, &kTerrainKeys, &kWeldKeys, &kUkKeys, &kPeakKeys,
       &kMpcControllerKeys, &kMpcSolverKeys, &kVmsControllerKeys, &kVehiclePdKeys, &kVehicleReferenceKeys,

@@ -9,7 +9,7 @@
 // users' editors a JSON Schema (nereid::ScenarioJsonSchema, docs/scenario.schema.json).
 // The readers in scenario.cc and vms/vms_config.cc check each value (ranges, sizes, rules
 // between keys) with their own messages; ranges here are what the docs and the schema
-// say. A new object or key (sensors, waves, terrain) gets its table entry first. Internal
+// say. A new object or key (sensors, terrain) gets its table entry first. Internal
 // to the engine library.
 #ifndef NEREID_SRC_JSON_KEYS_H_
 #define NEREID_SRC_JSON_KEYS_H_
@@ -125,6 +125,7 @@ extern const JsonObject kBodyStateKeys;          // initial_state.bodies.<body>
 extern const JsonObject kJointStateKeys;         // initial_state.joints.<joint>
 extern const JsonObject kInitialStateKeys;       // initial_state
 extern const JsonObject kCurrentKeys;            // current
+extern const JsonObject kWavesKeys;              // waves
 extern const JsonObject kControlKeys;            // controls[i]
 extern const JsonObject kWrenchKeys;             // wrenches[i]
 extern const JsonObject kStabilizeGainsKeys;     // stabilize[i].gains

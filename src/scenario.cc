@@ -7,12 +7,14 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "nereid/error.h"
 #include "nereid/kinematics.h"
+#include "nereid/plugins.h"
 #include "json_reader.h"
 #include "vms/vms_config.h"
 
@@ -49,6 +51,51 @@ CurrentField ReadCurrent(const Reader& r, const json& j, const std::string& path
     r.Fail(p + "/" + std::to_string(bad) + "/0", rule, &rows[static_cast<size_t>(bad)][0]);
   }
   return time ? CurrentField::TimeProfile(knots, values, p) : CurrentField::DepthProfile(knots, values, p);
+}
+
+// "waves": the nereid.current plugin's wave keys, read by the plugin's own code path
+// (WavesFromKeys) with the JSON's values as text; the errors name the JSON path and value
+waves::WaveField ReadWaves(const Reader& r, const json& j, const std::string& path) {
+  r.Keys(j, path, detail::kWavesKeys);
+  std::map<std::string, std::string> text;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string p = path + "/" + it.key();
+    if (it.key() == "wave_type") {
+      text[it.key()] = r.String(*it, p);
+    } else {
+      r.Number(*it, p);  // a finite number; the rules are the plugin's
+      text[it.key()] = it->dump();
+    }
+  }
+  const KeyText value = [&text](const char* key) -> std::optional<std::string> {
+    const auto it = text.find(key);
+    if (it == text.end()) return std::nullopt;
+    return it->second;
+  };
+  const KeyFail fail = [&](const char* key, const std::string& rule, bool missing) {
+    const std::string p = path + "/" + key;
+    if (missing) r.Fail(p, "missing required key (" + rule + ")");
+    r.Fail(p, rule, &j[key]);
+  };
+  return WavesFromKeys(r.source() + ": " + path, value, fail);
+}
+
+// The waves' water depth against the scene's seabed: the kinematics below the waves'
+// seabed are those at it, so a seabed or terrain deeper than water_depth is refused.
+void CheckWaterDepth(const Reader& r, const Scenario& s, const json& root) {
+  if (!s.waves || s.waves->calm() || s.waves->depth() <= 0) return;
+  const double depth = s.waves->depth();
+  const json& given = root["waves"]["water_depth"];
+  auto refuse = [&](const std::string& what, double seabed) {
+    std::ostringstream rule;
+    rule << "the waves' water depth " << depth << " m is shallower than " << what << " (" << seabed
+         << " m): give water_depth >= " << seabed << " m, or 0 for deep water";
+    r.Fail("/waves/water_depth", rule.str(), &given);
+  };
+  if (s.scene.seabed_depth && depth < *s.scene.seabed_depth) refuse("scene.seabed_depth", *s.scene.seabed_depth);
+  if (s.scene.terrain && depth < s.scene.terrain->deepest) {
+    refuse("scene.terrain's deepest sample", s.scene.terrain->deepest);
+  }
 }
 
 int ReadInt(const Reader& r, const json& j, const std::string& path, int lo, int hi) {
@@ -541,6 +588,7 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
     s.keyframe = ReadInt(r, root["keyframe"], "/keyframe", 0, std::numeric_limits<int>::max());
   }
   if (root.contains("current")) s.current = ReadCurrent(r, root["current"], "/current");
+  if (root.contains("waves")) s.waves = ReadWaves(r, root["waves"], "/waves");
 
   if (root.contains("initial_state")) {
     const json& init = root["initial_state"];
@@ -605,6 +653,7 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
 
   if (root.contains("scene")) s.scene = ReadScene(r, root["scene"], "/scene", base_dir);
   if (root.contains("stabilize")) s.stabilize = ReadStabilize(r, root["stabilize"], "/stabilize");
+  CheckWaterDepth(r, s, root);
 
   if (root.contains("wrenches")) {
     const json& list = root["wrenches"];
@@ -647,6 +696,15 @@ void Scenario::Apply(Simulation& sim) {
       sim.SetCurrent(*current);
     } catch (const ConfigError& e) {
       r.Fail("/current", e.what());
+    }
+  }
+  if (waves) {
+    CurrentField* field = sim.current();
+    if (field) {
+      field->SetWaves(*waves);
+    } else if (!waves->calm()) {
+      r.Fail("/waves", "the model " + sim.source() + " has no nereid.current instance to carry the waves; add "
+                       "<extension><plugin plugin=\"nereid.current\"><instance name=\"current\"/></plugin></extension>");
     }
   }
   for (const BodyState& b : bodies) {

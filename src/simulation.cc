@@ -374,6 +374,11 @@ void Simulation::Reset(int key) {
 
 CurrentField* Simulation::current() { return MutableCurrent(d_, m_, current_instance_); }
 
+double Simulation::SurfaceElevation(double x, double y) const {
+  const CurrentField* field = MutableCurrent(d_, m_, current_instance_);
+  return field ? field->Elevation(d_->time, x, y) : 0.0;
+}
+
 void Simulation::SetCurrent(const Vec3& velocity) {
   if (CurrentField* target = current()) {
     target->SetConstant(velocity);

@@ -20,6 +20,7 @@ struct CurrentSample {
   Vec3 d_dt = Vec3::Zero();      // partial derivative in time, m/s^2
   Vec3 d_dz = Vec3::Zero();      // partial derivative along world z, 1/s
   Mat3 d_dx = Mat3::Zero();      // the waves' gradient dv_i/dx_j, 1/s (the current's is d_dz)
+  double elevation = 0;          // the waves' free surface above the point's (x, y), world z, m
 };
 
 class CurrentField {
@@ -54,6 +55,11 @@ class CurrentField {
   // `velocity`), acceleration (the local derivative, to `d_dt`) and velocity gradient (to
   // `d_dx`) at p (docs/waves.md).
   CurrentSample Evaluate(double time, const Vec3& p) const;
+  // The free-surface elevation eta (world z, m) above (x, y) at `time`: the waves' (0 in
+  // calm water). The buoyancy plugin's waterline; the surface nereid-view draws.
+  double Elevation(double time, double x, double y) const {
+    return waves_ ? waves_->Elevation(x, y, time) : 0.0;
+  }
   Kind kind() const { return kind_; }
   bool is_zero() const;  // no current and no waves
 

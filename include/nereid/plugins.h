@@ -15,6 +15,8 @@
 #define NEREID_PLUGINS_H_
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "nereid/names.h"
@@ -95,6 +97,18 @@ ThrusterModel ThrusterModelFromModel(const mjModel* m, int instance);
 
 // Reads a nereid.current instance's <config>. Throws ConfigError.
 CurrentField CurrentFromModel(const mjModel* m, int instance);
+
+// A source of plugin keys other than a model's <config>: `KeyText` gives a key's value as
+// text, as a user would write it in <config> (nullopt: absent); `KeyFail` throws the
+// source's ConfigError naming the key and its value (`missing`: the key is required and
+// absent); it must not return.
+using KeyText = std::function<std::optional<std::string>(const char* key)>;
+using KeyFail = std::function<void(const char* key, const std::string& rule, bool missing)>;
+// The waves a nereid.current instance's wave keys give (wave_type, wave_height, ...:
+// plugins/current/README.md "Waves"), with the same rules, read from another source: a
+// scenario's "waves" object (docs/scenarios.md) takes this one code path. Calm water for
+// wave_type none. `where` starts a message when `fail` returns.
+waves::WaveField WavesFromKeys(const std::string& where, const KeyText& text, const KeyFail& fail);
 
 // Domain randomisation: multiplies the added mass and the damping of every
 // nereid.hydrodynamics instance in `d` by the given factors, relative to the model's

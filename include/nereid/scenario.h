@@ -134,6 +134,9 @@ struct Scenario {
   std::optional<Engine> engine;
   std::optional<int> keyframe;
   std::optional<CurrentField> current;
+  // "waves" (docs/scenarios.md): the waves of the model's nereid.current for the run (calm
+  // water for wave_type none); read by the plugin's own rules (nereid::WavesFromKeys)
+  std::optional<waves::WaveField> waves;
   std::vector<BodyState> bodies;
   std::vector<JointState> joints;
   std::vector<Control> controls;
@@ -152,7 +155,7 @@ struct Scenario {
   static Scenario FromString(const std::string& text, const std::string& source,
                              const std::string& base_dir);
 
-  // Sets the initial state (keyframe, then bodies and joints) and the current. Throws
+  // Sets the initial state (keyframe, then bodies and joints), the current and the waves. Throws
   // ConfigError naming the JSON path of an unknown body, joint or actuator.
   void Apply(Simulation& sim);
   // The scenario's path-following controller (nullptr if none), and its body. Throws

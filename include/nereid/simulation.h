@@ -140,6 +140,11 @@ class Simulation final {
   void SetCurrent(const CurrentField& field);
   // A constant current (m/s, world), without allocating.
   void SetCurrent(const Vec3& velocity);
+  // The free-surface elevation eta (world z, m) above (x, y) now (d->time): the waves of
+  // the model's nereid.current (a scenario's "waves"), 0 in calm water or without one.
+  // What the buoyancy plugin takes as its waterline; nereid-view draws the surface from it
+  // (CurrentField::Elevation for another time).
+  double SurfaceElevation(double x, double y) const;
 
   // Domain randomisation: added mass and damping of every nereid.hydrodynamics body times
   // the given factors (> 0), relative to the model; the engine's mass-matrix blocks follow.

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <utility>
 
 #include "nereid/error.h"
 #include "nereid/plugins.h"
@@ -44,7 +45,15 @@ ConfigReader::ConfigReader(const mjModel* m, int instance, const char* plugin_na
   where_ = std::string(plugin_name) + " instance '" + Excerpt(PluginInstanceName(m, instance)) + "'";
 }
 
+ConfigReader::ConfigReader(std::string where, KeyText text, KeyFail fail)
+    : where_(std::move(where)), text_(std::move(text)), fail_(std::move(fail)) {}
+
 std::optional<std::string> ConfigReader::Raw(const ConfigKey& key) const {
+  if (text_) {
+    std::optional<std::string> value = text_(key.name);
+    if (!value || value->empty()) return std::nullopt;
+    return value;
+  }
   const char* value = mj_getPluginConfig(m_, instance_, key.name);
   if (!value || !*value) return std::nullopt;
   return std::string(value);
@@ -57,11 +66,19 @@ std::optional<std::string> ConfigReader::Text(const ConfigKey& key) const {
 }
 
 void ConfigReader::Fail(const ConfigKey& key, const std::string& rule) const {
+  if (fail_) {
+    fail_(key.name, rule, false);
+    throw ConfigError(where_ + ": key '" + key.name + "': " + rule);  // a KeyFail that returned
+  }
   std::string value = Raw(key).value_or("");
   throw ConfigError(Printable(where_ + ": key '" + key.name + "' = '" + Excerpt(value) + "': " + rule));
 }
 
 void ConfigReader::FailMissing(const ConfigKey& key, const std::string& rule) const {
+  if (fail_) {
+    fail_(key.name, rule, true);
+    throw ConfigError(where_ + ": missing required key '" + key.name + "' (" + rule + ")");
+  }
   throw ConfigError(Printable(where_ + ": missing required key '" + key.name + "' (" + rule + ")"));
 }
 

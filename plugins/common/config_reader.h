@@ -4,6 +4,7 @@
 #ifndef NEREID_PLUGINS_COMMON_CONFIG_READER_H_
 #define NEREID_PLUGINS_COMMON_CONFIG_READER_H_
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,12 +13,17 @@
 
 #include "nereid/config_key.h"
 #include "nereid/frames.h"
+#include "nereid/plugins.h"
 
 namespace nereid {
 
 class ConfigReader {
  public:
   ConfigReader(const mjModel* m, int instance, const char* plugin_name);
+  // Keys from another source than a model's <config> (a scenario's JSON object, through
+  // nereid::WavesFromKeys): `text` gives a key's text as a user wrote it, `fail` throws
+  // that source's ConfigError naming the key and its value (include/nereid/plugins.h).
+  ConfigReader(std::string where, KeyText text, KeyFail fail);
 
   // The user's text of a key, or nullopt when absent (or empty).
   std::optional<std::string> Raw(const ConfigKey& key) const;
@@ -46,9 +52,11 @@ class ConfigReader {
   [[noreturn]] void FailMissing(const ConfigKey& key, const std::string& rule) const;
 
  private:
-  const mjModel* m_;
-  int instance_;
+  const mjModel* m_ = nullptr;
+  int instance_ = -1;
   std::string where_;
+  KeyText text_;  // set: keys from another source than the model
+  KeyFail fail_;
 };
 
 }  // namespace nereid

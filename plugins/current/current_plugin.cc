@@ -121,6 +121,10 @@ CurrentField SteadyCurrent(const ConfigReader& config) {
 
 }  // namespace
 
+waves::WaveField WavesFromKeys(const std::string& where, const KeyText& text, const KeyFail& fail) {
+  return WavesFromModel(ConfigReader(where, text, fail));
+}
+
 CurrentField CurrentFromModel(const mjModel* m, int instance) {
   ConfigReader config(m, instance, kCurrentPlugin);
   CurrentField field = SteadyCurrent(config);

@@ -11,6 +11,7 @@
 
 #include "nereid/current.h"
 #include "nereid/error.h"
+#include "nereid/scenario.h"
 #include "nereid/simulation.h"
 #include "nereid/waves.h"
 #include "test_util.h"
@@ -143,6 +144,99 @@ TEST_CASE("bad wave keys are refused, naming the key and the value") {
   refused(Key("wave_height", "0.5"), "key 'wave_height' = '0.5': a wave key needs wave_type");
   refused(regular + Key("wave_height", "0.5") + Key("wave_period", "4") + Key("wave_seed", "3"),
           "key 'wave_seed' = '3': applies to an irregular sea");
+}
+
+// A scenario with the given "waves" object (and more top-level keys), applied to `sim`;
+// the ConfigError's message, or "" if it was accepted.
+std::string ScenarioError(const std::string& waves, Simulation* sim = nullptr, const std::string& more = "") {
+  try {
+    Scenario s = Scenario::FromString(R"({"model": "vehicle.xml", "waves": )" + waves + more + "}", "case.json", "");
+    if (sim) s.Apply(*sim);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST_CASE("a scenario's waves object sets the model's waves by the plugin's keys and rules") {
+  // every key given both ways: the same sea, component for component (one code path)
+  const std::string keys = Key("wave_type", "jonswap") + Key("wave_height", "0.3") + Key("wave_period", "4") +
+                           Key("wave_direction", "0.5") + Key("water_depth", "30") + Key("wave_gamma", "2.5") +
+                           Key("wave_spreading", "10") + Key("wave_components", "32") + Key("wave_seed", "7");
+  auto model = Simulation::LoadString(test::SingleBody(Waves(keys)));
+  auto sim = Simulation::LoadString(test::SingleBody(test::Current("0.1 0 0")));
+  REQUIRE(sim->current()->waves() == nullptr);
+  CHECK(ScenarioError(R"({"wave_type": "jonswap", "wave_height": 0.3, "wave_period": 4, "wave_direction": 0.5,
+                          "water_depth": 30, "wave_gamma": 2.5, "wave_spreading": 10, "wave_components": 32,
+                          "wave_seed": 7})",
+                      sim.get()) == "");
+  REQUIRE(sim->current()->waves());
+  const auto& a = model->current()->waves()->components();
+  const auto& b = sim->current()->waves()->components();
+  REQUIRE(a.size() == 32);
+  REQUIRE(b.size() == a.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].amplitude == b[i].amplitude);
+    CHECK(a[i].omega == b[i].omega);
+    CHECK(a[i].k == b[i].k);
+    CHECK(a[i].direction == b[i].direction);
+    CHECK(a[i].phase == b[i].phase);
+  }
+  CHECK(sim->current()->waves()->depth() == 30);
+  // the steady current stays the model's; the surface is the waves' elevation
+  CHECK(sim->current()->Evaluate(0.0, -100.0).velocity.x() == 0.1);
+  const double eta = sim->current()->waves()->Elevation(1.5, -2, sim->data()->time);
+  CHECK(eta != 0);
+  CHECK(sim->SurfaceElevation(1.5, -2) == eta);
+  CHECK(sim->current()->Elevation(sim->data()->time, 1.5, -2) == eta);
+  // wave_type none takes the model's waves away
+  CHECK(ScenarioError(R"({"wave_type": "none"})", model.get()) == "");
+  CHECK(model->current()->waves() == nullptr);
+  CHECK(model->SurfaceElevation(1.5, -2) == 0);
+}
+
+TEST_CASE("bad scenario waves are refused, naming the scenario, the key and the value") {
+  auto refused = [](const std::string& waves, const std::string& expected, const std::string& more = "") {
+    const std::string message = ScenarioError(waves, nullptr, more);
+    CAPTURE(message);
+    CHECK(message.find(expected) != std::string::npos);
+  };
+  refused(R"({"wave_type": "regular", "wave_height": 0.5, "wave_period": 0})",
+          "case.json: /waves/wave_period: the period must be > 0 s (got 0)");
+  refused(R"({"wave_type": "regular", "wave_height": 0.5, "wave_period": -3})", "/waves/wave_period: ");
+  // T = 2 s in deep water: L = 6.245 m, so H = 1 m is steeper than 1/7: refused
+  refused(R"({"wave_type": "regular", "wave_height": 1, "wave_period": 2})",
+          "/waves/wave_height: the wave breaks: H / L = 1 / 6.24");
+  refused(R"({"wave_type": "pm", "wave_height": 5, "wave_period": 4})", "/waves/wave_height: the sea breaks");
+  const std::string sea = R"({"wave_type": "jonswap", "wave_height": 0.3, "wave_period": 4, )";
+  refused(sea + R"("wave_components": 0})", "/waves/wave_components: expected an integer in 1..1024 (got 0)");
+  refused(sea + R"("wave_components": 1025})", "/waves/wave_components: expected an integer in 1..1024 (got 1025)");
+  refused(sea + R"("wave_components": 2.5})", "(got 2.5)");
+  refused(sea + R"("wave_gamma": 9})", "/waves/wave_gamma: gamma must be in 1..7 (JONSWAP's peak enhancement; 3.3 the mean of the North Sea data) (got 9)");
+  refused(sea + R"("wave_spreading": 101})", "/waves/wave_spreading: the spreading exponent s must be in 0..100");
+  refused(sea + R"("water_depth": -2})", "/waves/water_depth: must be >= 0 m (0: deep water) (got -2)");
+  refused(sea + R"("wave_period": "4"})", "/waves/wave_period: expected a number");
+  refused(R"({"wave_type": "tsunami"})", "/waves/wave_type: expected none, regular, jonswap or pm (got \"tsunami\")");
+  refused(R"({"wave_type": "regular", "wave_period": 4})", "/waves/wave_height: missing required key");
+  refused(R"({"wave_height": 0.5})", "/waves/wave_height: a wave key needs wave_type");
+  refused(R"({"wave_type": "regular", "wave_height": 0.5, "wave_period": 4, "wave_seed": 3})",
+          "/waves/wave_seed: applies to an irregular sea");
+  refused(R"({"wave_type": "regular", "wave_hight": 0.5})", "/waves/wave_hight: unknown key; did you mean 'wave_height'?");
+  // the waves' water depth is not shallower than the scene's seabed or terrain
+  refused(sea + R"("water_depth": 10})",
+          "/waves/water_depth: the waves' water depth 10 m is shallower than scene.seabed_depth (20 m)",
+          R"(, "scene": {"seabed_depth": 20, "solid": false})");
+  refused(sea + R"("water_depth": 5})", "/waves/water_depth: the waves' water depth 5 m is shallower than "
+          "scene.terrain's deepest sample (6 m)",
+          R"(, "scene": {"terrain": {"file": "seabed.png", "size": [10, 10], "depth": [6, 3]}})");
+  CHECK(ScenarioError(sea + R"("water_depth": 20})", nullptr, R"(, "scene": {"seabed_depth": 20})") == "");
+  CHECK(ScenarioError(sea + R"("water_depth": 0})", nullptr, R"(, "scene": {"seabed_depth": 20})") == "");
+  // a model without nereid.current cannot carry them
+  auto bare = Simulation::LoadString(test::SingleBody(""));
+  const std::string message = ScenarioError(R"({"wave_type": "regular", "wave_height": 0.5, "wave_period": 4})", bare.get());
+  CAPTURE(message);
+  CHECK(message.find("case.json: /waves: the model") != std::string::npos);
+  CHECK(message.find("has no nereid.current instance") != std::string::npos);
 }
 
 }  // TEST_SUITE
