@@ -105,6 +105,48 @@ TEST_CASE("finite depth: continuity, the free-surface and seabed conditions of l
   CHECK(r.At(Vec3(0, 0, -h), 0).velocity.x() == doctest::Approx(0.2 * w / std::sinh(k * h)).epsilon(1e-12));
 }
 
+TEST_CASE("wave pressure: the closed form, hydrostatic under a crest, and the linearised Euler equation") {
+  const double rho = 1025, g = 9.81, p_atm = 101325;
+  // a regular deep-water wave H 0.5 m, T 4 s towards 30 deg: p = p_atm - rho g z + rho g a e^{kz} cos theta
+  const double a = 0.25, w = 2 * kPi / 4, beta = kPi / 6, k = w * w / kGravity;
+  const WaveField deep = WaveField::Regular(2 * a, 4, beta, 0);
+  for (const Vec3& p : {Vec3(1.3, -0.4, -3.0), Vec3(-2.0, 5.0, -0.2), Vec3(0.0, 0.0, -12.0)}) {
+    for (double t : {0.0, 0.7, 2.9}) {
+      const double theta = k * (p.x() * std::cos(beta) + p.y() * std::sin(beta)) - w * t;
+      const double expected = p_atm - rho * g * p.z() + rho * g * a * std::exp(k * p.z()) * std::cos(theta);
+      CHECK(deep.Pressure(p, t, rho, g, p_atm) == doctest::Approx(expected).epsilon(1e-14));
+    }
+  }
+  // finite depth, T 8 s in 10 m: K = cosh k(z+h) / cosh kh
+  const double h = 10, w8 = 2 * kPi / 8, k8 = WaveNumber(w8, h);
+  const WaveField finite = WaveField::Regular(0.6, 8, 0, h);
+  for (double z : {-0.5, -4.0, -9.9}) {
+    const Vec3 p(3.0, 1.0, z);
+    const double expected = p_atm - rho * g * z + rho * g * 0.3 * std::cosh(k8 * (z + h)) / std::cosh(k8 * h) *
+                                                      std::cos(k8 * 3.0 - w8 * 1.1);
+    CHECK(finite.Pressure(p, 1.1, rho, g, p_atm) == doctest::Approx(expected).epsilon(1e-14));
+  }
+  // at the crest (x = 0, t = 0, eta = a): hydrostatic below the moving surface, p_atm above it
+  CHECK(deep.Pressure(Vec3(0, 0, 0.1), 0, rho, g, p_atm) == doctest::Approx(p_atm + rho * g * (a - 0.1)).epsilon(1e-15));
+  CHECK(deep.Pressure(Vec3(0, 0, 0.3), 0, rho, g, p_atm) == p_atm);
+  CHECK(WaveField().Pressure(Vec3(0, 0, -7), 0, rho, g, p_atm) == p_atm + rho * g * 7);
+  // the linearised Euler equation rho du/dt = -grad p - rho g e_z against the kinematics
+  // (central differences of the pressure, step 1e-4 m)
+  for (const WaveField* field : {&deep, &finite}) {
+    const Vec3 p(2.0, -1.0, -2.5);
+    const double t = 0.9, e = 1e-4;
+    Vec3 grad;
+    for (int i = 0; i < 3; ++i) {
+      Vec3 dp = Vec3::Zero();
+      dp[i] = e;
+      grad[i] = (field->Pressure(p + dp, t, rho, kGravity, p_atm) - field->Pressure(p - dp, t, rho, kGravity, p_atm)) / (2 * e);
+    }
+    const Vec3 euler = -(grad + Vec3(0, 0, rho * kGravity)) / rho;
+    const Vec3 a_f = field->At(p, t).acceleration;
+    CHECK((euler - a_f).norm() < 1e-6 * (1 + a_f.norm()));
+  }
+}
+
 TEST_CASE("a JONSWAP and a Pierson-Moskowitz sea reproduce Hs and Tp (seeded)") {
   for (SpectrumKind kind : {SpectrumKind::kJonswap, SpectrumKind::kPiersonMoskowitz}) {
     SeaState sea;
