@@ -85,9 +85,11 @@ def analyse(t):
     """Per DVL sample: the geometric ranges, predicted and recorded lock, velocity error."""
     time = t["time"]
     # a row holds the sensors of the pass that started its step: the reading in row i was
-    # sampled at the state of row i - 1; DVL samples every 1 / RATE s from t = 0
+    # sampled at the state of row i - 1; DVL samples every 1 / RATE s from t = 0. The t = 0
+    # sample is left out: `nereid run` takes it as the model loads, before the scenario
+    # places the vehicle (a scenario with a "seed" restarts the sensors after placing it)
     period = 1.0 / RATE
-    rows = [i for i in range(1, len(time))
+    rows = [i for i in range(2, len(time))
             if abs(time[i - 1] / period - round(time[i - 1] / period)) < 1e-6]
     B = beams()
     out = {k: [] for k in ("t", "x", "altitude", "geo", "rec", "lock_rec", "lock_geo", "v_err", "status", "speed")}
@@ -179,7 +181,8 @@ def section(r, figdir):
 `{SCENARIO}` (docs/sensors.md, "Scenarios"): the BlueROV2 Heavy with its sensor suite holds
 2 m depth on a straight survey line along +x (its cascaded PID) across a valley of two planes
 (`survey_valley.csv`: 5 m deep at x = ±20 m, 18 m at x = 0); its DVL (Water Linked A50
-defaults, 4 Hz) is limited to 10 m of altitude. At each of the run's {n} DVL samples the
+defaults, 4 Hz) is limited to 10 m of altitude. At each of the run's {n} DVL samples after
+t = 0 (taken as the model loads, before the scenario places the vehicle) the
 beams' geometric ranges are computed in closed form from the sampled pose (the distance
 along each beam to the plane it meets), a beam counts when its altitude (range × cos 22.5°)
 lies in 0.05–10 m, and bottom lock is three counted beams or more.
