@@ -11,6 +11,7 @@
 #ifndef NEREID_RL_H_
 #define NEREID_RL_H_
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -19,10 +20,23 @@
 #include <string>
 #include <vector>
 
+#include "nereid/names.h"
 #include "nereid/paths.h"
 #include "nereid/simulation.h"
 
 namespace nereid::rl {
+
+// What an environment observes: "state", the true state (the default), or "sensors", the
+// readings of the vehicle's sensor plugins (depth, IMU, DVL, acoustic fix, at their rates
+// and with their latency) and the task's target in terms of them (docs/rl.md).
+enum class Observation { kState, kSensors };
+inline constexpr std::array<Named<Observation>, 2> kObservationNames{
+    {{Observation::kState, "state"}, {Observation::kSensors, "sensors"}}};
+inline std::string_view ToString(Observation o) { return NameOf(kObservationNames, o); }
+// Throws ConfigError naming the value and the choices.
+Observation ParseObservation(std::string_view text);
+
+struct TaskSpec;
 
 class Task {
  public:
@@ -53,6 +67,19 @@ class Task {
     Eigen::Quaterniond attitude = Eigen::Quaterniond::Identity();  // world from body
   };
   virtual std::optional<Station> station() const { return std::nullopt; }
+
+  // ---- the "sensors" observation (Observation::kSensors) ----
+  // Switches the task to observe its model's sensors. Throws ConfigError naming the task,
+  // the model and the missing sensor (or field) if the model lacks one; the default
+  // refuses (a task without a sensor observation).
+  virtual void UseSensors(const Simulation& sim, const TaskSpec& spec, const std::string& model);
+  virtual int sensor_observation_size() const { return 0; }
+  // Reads the sensors after a reset or a step (once each: it keeps the time each reading
+  // arrived and the sensor-derived state) and writes the observation.
+  virtual void ObserveSensors(const Simulation& /*sim*/, float* /*observation*/) {}
+  // The data a controller reads its state from: the simulation's (the truth), or, with
+  // sensors, a copy holding the state derived from the sensors (see docs/rl.md).
+  virtual mjData* feedback(Simulation& sim) { return sim.data(); }
 };
 
 struct TaskSpec {
@@ -64,6 +91,12 @@ struct TaskSpec {
   std::function<std::unique_ptr<Task>(const Simulation&)> make;
   // who enforces the model's "uk:" connections (docking uses UK)
   ConstraintMethod constraints = ConstraintMethod::kMuJoCo;
+  // the MJCF of the "sensors" observation (the model with its sensor suite), relative to
+  // the models folder; empty: `model`
+  std::string sensors_model;
+  const std::string& ModelFor(Observation o) const {
+    return o == Observation::kSensors && !sensors_model.empty() ? sensors_model : model;
+  }
 };
 
 // The task registry (explicit, in src/rl/tasks.cc).
@@ -79,16 +112,20 @@ struct StepOutcome {
 
 class Env {
  public:
-  // Loads the task's model (its own mjModel and mjData).
-  Env(const TaskSpec& spec, const std::string& model_dir);
-  // Steps its own mjData of `model`, which is shared (read-only while stepping; see
-  // Simulation::Attach) and must outlive the Env: BatchEnv compiles its task's model once.
-  Env(const TaskSpec& spec, mjModel* model);
+  // Loads the task's model for `observation` (its own mjModel and mjData).
+  Env(const TaskSpec& spec, const std::string& model_dir, Observation observation = Observation::kState);
+  // Steps its own mjData of `model` (the task's model for `observation`), which is shared
+  // (read-only while stepping; see Simulation::Attach) and must outlive the Env: BatchEnv
+  // compiles its task's model once.
+  Env(const TaskSpec& spec, mjModel* model, Observation observation = Observation::kState);
   ~Env();
   Env(const Env&) = delete;
   Env& operator=(const Env&) = delete;
-  int observation_size() const { return task_->observation_size(); }
+  int observation_size() const {
+    return observation_ == Observation::kSensors ? task_->sensor_observation_size() : task_->observation_size();
+  }
   int action_size() const { return task_->action_size(); }
+  Observation observation() const { return observation_; }
   // Starts an episode from the env's random stream (reseeded when seed is given).
   void Reset(float* observation, const uint64_t* seed = nullptr);
   // frame_skip physics steps under `action`; writes the next observation. Throws
@@ -99,12 +136,19 @@ class Env {
   void ScriptedAction(float* action) {
     task_->ScriptedAction(*sim_, spec_.frame_skip * sim_->model()->opt.timestep, action);
   }
+  // What a controller reads its state from (Task::feedback): the truth, or with sensor
+  // observations the sensor-derived state.
+  mjData* feedback() { return task_->feedback(*sim_); }
   Simulation& simulation() { return *sim_; }
   const Task& task() const { return *task_; }
   const TaskSpec& spec() const { return spec_; }
 
  private:
+  void Observe(float* observation);
+  void Make(Observation observation, const std::string& model);
+
   TaskSpec spec_;
+  Observation observation_ = Observation::kState;
   mjData* data_ = nullptr;  // with a shared model: this env's data (freed after sim_)
   std::unique_ptr<Simulation> sim_;
   std::unique_ptr<Task> task_;
@@ -120,7 +164,7 @@ inline constexpr int kMaxBatchThreads = 256;
 class BatchEnv {
  public:
   BatchEnv(const std::string& task_id, int num_envs, int num_threads = 1,
-           const std::string& model_dir = DefaultModelDir());
+           const std::string& model_dir = DefaultModelDir(), Observation observation = Observation::kState);
   ~BatchEnv();
   BatchEnv(const BatchEnv&) = delete;
   BatchEnv& operator=(const BatchEnv&) = delete;

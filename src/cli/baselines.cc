@@ -13,6 +13,7 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -40,23 +41,34 @@ struct Score {
 };
 
 // Runs `episodes` episodes of env 0 of `batch` under `act` (called before every step).
+// The final position error: the state observation's first three values; with sensor
+// observations, the true distance of a station-keeping task's body from its station.
 Score Evaluate(rl::BatchEnv& batch, int episodes, uint64_t seed, const std::function<void()>& on_reset,
                const std::function<void(float*)>& act) {
   Score score;
   std::vector<float> action(static_cast<size_t>(batch.action_size()));
+  std::vector<float> o(static_cast<size_t>(batch.observation_size()));
+  rl::Env& env = batch.env(0);
+  const std::optional<rl::Task::Station> station = env.task().station();
   for (int k = 0; k < episodes; ++k) {
-    batch.Reset(seed + static_cast<uint64_t>(k));
+    batch.Reset(seed + static_cast<uint64_t>(k));  // seeds env 0 as the batch does
     on_reset();
     double total = 0;
     for (;;) {
       act(action.data());
-      // the final observation before the batch resets the ended episode
-      batch.Step(action.data());
-      total += batch.rewards()[0];
-      if (batch.terminated()[0] || batch.truncated()[0]) {
-        const float* o = batch.final_observations();
-        score.final_errors.push_back(std::sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]));
-        score.diverged += batch.diverged()[0];
+      // the env itself: it does not start the next episode, so the ended one can be read
+      const rl::StepOutcome out = env.Step(action.data(), o.data());
+      total += out.reward;
+      if (out.terminated || out.truncated) {
+        if (env.observation() == rl::Observation::kSensors && station) {
+          const Simulation& sim = env.simulation();
+          const int body = mj_name2id(sim.model(), mjOBJ_BODY, station->body.c_str());
+          const mjtNum* p = sim.data()->xpos + 3 * body;
+          score.final_errors.push_back((Vec3(p[0], p[1], p[2]) - station->position).norm());
+        } else {
+          score.final_errors.push_back(std::sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]));
+        }
+        score.diverged += out.diverged;
         break;
       }
     }
@@ -91,6 +103,7 @@ struct BaselinesOptions {
   double mpc_period = 0.1;
   long mpc_horizon = 20;
   MpcPrediction mpc_prediction = MpcPrediction::kFull;
+  rl::Observation observation = rl::Observation::kState;
 };
 
 // Throws Usage (no task) or CLI11's errors, as Parser::Parse does.
@@ -117,6 +130,8 @@ BaselinesOptions ParseBaselines(const std::vector<std::string>& args) {
   AddNumber<long>(app, "--mpc-horizon", [&](const long& x) { o.mpc_horizon = x; }, 1, MpcOptions::kMaxHorizon);
   AddChoice<MpcPrediction>(app, "--mpc-prediction", kMpcPredictionNames,
                            [&](const MpcPrediction& x) { o.mpc_prediction = x; });
+  AddChoice<rl::Observation>(app, "--observation", rl::kObservationNames,
+                             [&](const rl::Observation& x) { o.observation = x; });
   parser.Parse(args);
   if (o.task.empty()) throw Usage{"baselines needs a TASK (e.g. BlueROV2StationKeeping-v0)"};
   return o;
@@ -126,7 +141,7 @@ BaselinesOptions ParseBaselines(const std::vector<std::string>& args) {
 // episodes.
 nlohmann::json ScorePolicy(const BaselinesOptions& o, const std::string& model_dir,
                            const std::function<void(rl::BatchEnv&, float*)>& act) {
-  rl::BatchEnv batch(o.task, 1, 1, model_dir);
+  rl::BatchEnv batch(o.task, 1, 1, model_dir, o.observation);
   return Summary(Evaluate(batch, static_cast<int>(o.episodes), static_cast<uint64_t>(o.seed), [] {},
                           [&](float* a) { act(batch, a); }));
 }
@@ -135,7 +150,7 @@ nlohmann::json ScorePolicy(const BaselinesOptions& o, const std::string& model_d
 // The MPC's summary over the episodes (its settings, plans and solve times added), or why
 // it was skipped: the task holds no station.
 nlohmann::json ScoreMpc(const BaselinesOptions& o, const std::string& model_dir) {
-  rl::BatchEnv batch(o.task, 1, 1, model_dir);
+  rl::BatchEnv batch(o.task, 1, 1, model_dir, o.observation);
   if (!batch.env(0).task().station()) return {{"skipped", "the task holds no station"}};
   MpcOptions options;
   options.control_period = o.mpc_period;
@@ -156,8 +171,9 @@ nlohmann::json ScoreMpc(const BaselinesOptions& o, const std::string& model_dir)
 
 // Each policy's mean return with its spread and the mean final position error.
 void PrintScores(const nlohmann::json& report, const std::string& task, const BaselinesOptions& o) {
-  std::printf("%s, %d episodes (seeds %ld..%ld): mean return, final position error\n", task.c_str(),
-              static_cast<int>(o.episodes), o.seed, o.seed + static_cast<int>(o.episodes) - 1);
+  std::printf("%s, %d episodes (seeds %ld..%ld), %s observations: mean return, final position error\n",
+              task.c_str(), static_cast<int>(o.episodes), o.seed, o.seed + static_cast<int>(o.episodes) - 1,
+              std::string(rl::ToString(o.observation)).c_str());
   for (const auto& [name, p] : report["policies"].items()) {
     if (!p.contains("mean_return")) continue;
     std::printf("  %-14s %10.2f +- %8.2f   %.4f m\n", name.c_str(), p["mean_return"].get<double>(),
@@ -172,6 +188,7 @@ int Baselines(const std::vector<std::string>& args, const std::string& model_dir
   const rl::TaskSpec& spec = rl::FindTask(o.task);  // throws, listing the tasks, if unknown
   if (!o.out.empty()) PrepareOutputFile(o.out, "--out");  // before the episodes
   nlohmann::json report = {{"task", spec.id}, {"episodes", static_cast<int>(o.episodes)}, {"seed", o.seed},
+                           {"observation", rl::ToString(o.observation)},
                            {"note", "episode k: reset(seed + k); mean return over the episodes"}};
   report["policies"]["zero"] = ScorePolicy(o, model_dir, [](rl::BatchEnv& batch, float* a) {
     std::fill(a, a + batch.action_size(), 0.0f);

@@ -36,7 +36,7 @@ MpcStationPolicy::~MpcStationPolicy() = default;
 void MpcStationPolicy::Reset() { started_ = false; }
 
 void MpcStationPolicy::Act(float* action) {
-  const mjData* d = env_.simulation().data();
+  const mjData* d = env_.feedback();  // the truth, or the sensor-derived state (docs/rl.md)
   if (!started_ || d->time >= next_plan_ - 1e-9) {
     if (!started_) next_plan_ = d->time;
     started_ = true;

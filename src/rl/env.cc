@@ -56,6 +56,19 @@ SimulationOptions OptionsFor(const TaskSpec& spec) {
 
 }  // namespace
 
+Observation ParseObservation(std::string_view text) {
+  Observation o = Observation::kState;
+  if (!ParseName(kObservationNames, text, &o)) {
+    throw ConfigError("observation: expected " + NameChoices(kObservationNames) + ", got '" +
+                      Excerpt(std::string(text)) + "'");
+  }
+  return o;
+}
+
+void Task::UseSensors(const Simulation& /*sim*/, const TaskSpec& spec, const std::string& model) {
+  throw ConfigError("task " + spec.id + " (model " + model + "): no \"sensors\" observation");
+}
+
 const TaskSpec& FindTask(const std::string& id) {
   std::string known;
   for (const TaskSpec& spec : Tasks()) {
@@ -65,22 +78,39 @@ const TaskSpec& FindTask(const std::string& id) {
   throw ConfigError("unknown task '" + Excerpt(id) + "'; known tasks: " + known);
 }
 
-Env::Env(const TaskSpec& spec, const std::string& model_dir) : spec_(spec) {
+Env::Env(const TaskSpec& spec, const std::string& model_dir, Observation observation) : spec_(spec) {
   const SimulationOptions options = OptionsFor(spec);
-  sim_ = Simulation::LoadFile((std::filesystem::path(model_dir) / spec.model).string(), options);
-  task_ = spec.make(*sim_);
+  const std::string& file = spec.ModelFor(observation);
+  sim_ = Simulation::LoadFile((std::filesystem::path(model_dir) / file).string(), options);
+  Make(observation, file);
 }
 
-Env::Env(const TaskSpec& spec, mjModel* model) : spec_(spec) {
+Env::Env(const TaskSpec& spec, mjModel* model, Observation observation) : spec_(spec) {
   const SimulationOptions options = OptionsFor(spec);
-  data_ = Simulation::MakeData(model, options.engine, spec.model);
+  const std::string& file = spec.ModelFor(observation);
+  data_ = Simulation::MakeData(model, options.engine, file);
   try {
-    sim_ = Simulation::Attach(model, data_, options, spec.model);
-    task_ = spec.make(*sim_);
+    sim_ = Simulation::Attach(model, data_, options, file);
+    Make(observation, file);
   } catch (...) {
+    task_.reset();
     sim_.reset();
     mj_deleteData(data_);
     throw;
+  }
+}
+
+void Env::Make(Observation observation, const std::string& model) {
+  task_ = spec_.make(*sim_);
+  observation_ = observation;
+  if (observation == Observation::kSensors) task_->UseSensors(*sim_, spec_, model);
+}
+
+void Env::Observe(float* observation) {
+  if (observation_ == Observation::kSensors) {
+    task_->ObserveSensors(*sim_, observation);
+  } else {
+    task_->Observe(*sim_, observation);
   }
 }
 
@@ -97,7 +127,7 @@ void Env::Reset(float* observation, const uint64_t* seed) {
   }
   steps_ = 0;
   task_->Reset(*sim_, rng_);
-  task_->Observe(*sim_, observation);
+  Observe(observation);
 }
 
 StepOutcome Env::Step(const float* action, float* observation) {
@@ -119,7 +149,7 @@ StepOutcome Env::StepChecked(const float* action, float* observation) {
     out.reward = task_->Reward(*sim_, action);
     out.terminated = task_->Terminated(*sim_);
   }
-  task_->Observe(*sim_, observation);
+  Observe(observation);
   out.truncated = !out.terminated && steps_ >= spec_.max_episode_steps;
   return out;
 }
@@ -230,7 +260,7 @@ struct BatchEnv::Pool {
 };
 
 BatchEnv::BatchEnv(const std::string& task_id, int num_envs, int num_threads,
-                   const std::string& model_dir) {
+                   const std::string& model_dir, Observation observation) {
   if (num_envs < 1 || num_envs > kMaxBatchEnvs) {
     throw ConfigError("num_envs must be in 1.." + std::to_string(kMaxBatchEnvs) + ", got " + std::to_string(num_envs));
   }
@@ -240,8 +270,8 @@ BatchEnv::BatchEnv(const std::string& task_id, int num_envs, int num_threads,
   }
   const TaskSpec& spec = FindTask(task_id);
   const SimulationOptions options = OptionsFor(spec);
-  model_.reset(Simulation::CompileFile((std::filesystem::path(model_dir) / spec.model).string(), options));
-  for (int i = 0; i < num_envs; ++i) envs_.push_back(std::make_unique<Env>(spec, model_.get()));
+  model_.reset(Simulation::CompileFile((std::filesystem::path(model_dir) / spec.ModelFor(observation)).string(), options));
+  for (int i = 0; i < num_envs; ++i) envs_.push_back(std::make_unique<Env>(spec, model_.get(), observation));
   obs_size_ = envs_.front()->observation_size();
   act_size_ = envs_.front()->action_size();
   const auto n = static_cast<size_t>(num_envs);

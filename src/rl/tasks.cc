@@ -7,13 +7,16 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "nereid/allocation.h"
 #include "nereid/control.h"
+#include "nereid/error.h"
 #include "nereid/kinematics.h"
 #include "nereid/path.h"
 #include "nereid/rl.h"
+#include "rl/vehicle_sensors.h"
 
 namespace nereid::rl {
 namespace {
@@ -78,10 +81,11 @@ class ThrusterVehicle {
     for (int i = 0; i < 3; ++i) out[9 + i] = static_cast<float>(d->qvel[dof + 3 + i]);
   }
 
-  // the cascaded PID's thrusts towards p_ref, as actions
-  void Scripted(Simulation& sim, const Vec3& p_ref, double dt, float* action,
+  // the cascaded PID's thrusts towards p_ref, as actions, on the state in `d` (the truth
+  // or the sensor-derived state: Task::feedback)
+  void Scripted(const mjModel* m, mjData* d, const Vec3& p_ref, double dt, float* action,
                 const Eigen::Quaterniond& q_ref = Eigen::Quaterniond::Identity()) {
-    pid_.Update(sim.model(), sim.data(), p_ref, q_ref, dt);
+    pid_.Update(m, d, p_ref, q_ref, dt);
     for (int j = 0; j < action_size(); ++j) {
       action[j] = static_cast<float>(thrusters_->ActionForThrust(j, pid_.thrust()[j]));
     }
@@ -110,6 +114,14 @@ class ThrusterVehicle {
   CascadedPid pid_;
 };
 
+// A task without a sensor observation: names the model's first missing sensor, if any,
+// then refuses with `why`.
+[[noreturn]] void RefuseSensors(const Simulation& sim, int body, const TaskSpec& spec, const std::string& model,
+                                const VehicleSensors::Names& names, const std::string& why) {
+  const VehicleSensors check(sim, body, spec.id, model, names);  // throws for a missing sensor
+  throw ConfigError("task " + spec.id + ", observation \"sensors\": model " + model + ": " + why);
+}
+
 float SquaredNorm(const float* x, int n) {
   float s = 0;
   for (int i = 0; i < n; ++i) s += x[i] * x[i];
@@ -129,6 +141,7 @@ class StationKeeping final : public Task {
     const Vec3 offset(Uniform(rng, -0.5, 0.5), Uniform(rng, -0.5, 0.5), Uniform(rng, -0.5, 0.5));
     vehicle_.Place(sim, kTarget + offset, Uniform(rng, -0.5, 0.5));
     vehicle_.ResetController();
+    if (sensors_) sensors_->Reset();
     sim.Forward();
   }
   void ApplyAction(Simulation& sim, const float* action) override { vehicle_.Apply(sim, action); }
@@ -144,14 +157,25 @@ class StationKeeping final : public Task {
     return (BodyPosition(sim.data(), vehicle_.body()) - kTarget).norm() > 3.0;
   }
   void ScriptedAction(Simulation& sim, double period, float* action) override {
-    vehicle_.Scripted(sim, kTarget, period, action);
+    vehicle_.Scripted(sim.model(), feedback(sim), kTarget, period, action);
   }
   std::optional<Station> station() const override { return Station{kBody, kTarget, Eigen::Quaterniond::Identity()}; }
+
+  void UseSensors(const Simulation& sim, const TaskSpec& spec, const std::string& model) override {
+    sensors_ = std::make_unique<VehicleSensors>(sim, vehicle_.body(), spec.id, model);
+  }
+  int sensor_observation_size() const override { return VehicleSensors::kSize; }
+  void ObserveSensors(const Simulation& sim, float* obs) override {
+    sensors_->Update(sim);
+    sensors_->Observe(kTarget, 0.0, obs);  // heading north: yaw 0
+  }
+  mjData* feedback(Simulation& sim) override { return sensors_ ? sensors_->estimate() : sim.data(); }
 
  private:
   static constexpr const char* kBody = "heavy";
   const Vec3 kTarget{0, 0, -2};
   ThrusterVehicle vehicle_;
+  std::unique_ptr<VehicleSensors> sensors_;  // with the "sensors" observation
 };
 
 // ---------- RaybotQuayWall ----------
@@ -205,7 +229,12 @@ class QuayWall final : public Task {
   }
   void ScriptedAction(Simulation& sim, double period, float* action) override {
     Advance(sim);
-    vehicle_.Scripted(sim, path_.points[target_], period, action);
+    vehicle_.Scripted(sim.model(), sim.data(), path_.points[target_], period, action);
+  }
+  void UseSensors(const Simulation& sim, const TaskSpec& spec, const std::string& model) override {
+    VehicleSensors::Names names;
+    names.pressure = "depth";
+    RefuseSensors(sim, vehicle_.body(), spec, model, names, "no sensor observation for this task yet");
   }
 
  private:
@@ -278,7 +307,11 @@ class Docking final : public Task {
     Vec3 p_ref;
     Eigen::Quaterniond q_ref;
     DockPose(sim, &p_ref, &q_ref);
-    chaser_.Scripted(sim, p_ref, period, action, q_ref);
+    chaser_.Scripted(sim.model(), sim.data(), p_ref, period, action, q_ref);
+  }
+  void UseSensors(const Simulation& sim, const TaskSpec& spec, const std::string& model) override {
+    RefuseSensors(sim, chaser_.body(), spec, model, SensorNames{},
+                  "no sensor observation for this task yet (the target's pose needs a relative sensor)");
   }
   bool docked() const { return docked_; }
 
@@ -317,8 +350,15 @@ const std::vector<TaskSpec>& Tasks() {
        "20 ms (10 s). Randomised per episode: current 0-0.5 m/s in a random horizontal "
        "direction, added mass and damping x U(0.8, 1.2), start offset U(-0.5, 0.5) m per "
        "axis and yaw U(-0.5, 0.5) rad. Scripted baseline: the cascaded PID (seed 002 "
-       "Table A.1 gains) with allocation.",
-       4, 500, [](const Simulation& sim) { return std::make_unique<StationKeeping>(sim); }},
+       "Table A.1 gains) with allocation. Observation \"sensors\" (22; the model "
+       "bluerov2_heavy_sensors.xml, readings at their rates and latency): depth (1, m), IMU "
+       "specific force (3, m/s^2) and rates (3, rad/s), heading (1, rad), DVL velocity (3, m/s, "
+       "DVL frame) and status (1: 0 no lock, 1 bottom, 2 water), acoustic fix (3, m, world), "
+       "its valid flag (1) and age (1, s; -1 before the first), target - latest fix (3, m), "
+       "target depth - depth (1, m), target heading - heading (1, rad); the scripted PID then "
+       "acts on the sensor-derived state.",
+       4, 500, [](const Simulation& sim) { return std::make_unique<StationKeeping>(sim); },
+       ConstraintMethod::kMuJoCo, "bluerov2_heavy/bluerov2_heavy_sensors.xml"},
       {"RaybotQuayWall-v0", "raybot/raybot.xml",
        "Follow the Raybot quay-wall zig-zag (5 vertical strokes of 3 m, 1 m apart, points "
        "every 0.1 m; docs/quay_wall.md). Observation (16): body-frame error to the current "
@@ -329,7 +369,8 @@ const std::vector<TaskSpec>& Tasks() {
        "last point, 2 m off the path, or diverged; truncated after 6000 steps of 20 ms. "
        "Randomised: current 0-0.2 m/s, added mass and damping x U(0.9, 1.1), start offset "
        "U(-0.1, 0.1) m. Scripted baseline: the cascaded PID chasing the path points.",
-       4, 6000, [](const Simulation& sim) { return std::make_unique<QuayWall>(sim); }},
+       4, 6000, [](const Simulation& sim) { return std::make_unique<QuayWall>(sim); },
+       ConstraintMethod::kMuJoCo, "raybot/raybot_sensors.xml"},
       {"BlueROVDocking-v0", "docking/bluerov_docking.xml",
        "Dock a BlueROV (chaser, six T200) nose to tail with a passive BlueROV (target). "
        "Observation (15): the chaser's body-frame error to the docking pose (0.5 m behind "
@@ -344,7 +385,7 @@ const std::vector<TaskSpec>& Tasks() {
        "with +-0.3 rad of yaw, current 0-0.2 m/s, added mass and damping x U(0.9, 1.1). "
        "Scripted baseline: the cascaded PID towards the docking pose.",
        4, 1500, [](const Simulation& sim) { return std::make_unique<Docking>(sim); },
-       ConstraintMethod::kUK},
+       ConstraintMethod::kUK, ""},
   };
   return tasks;
 }

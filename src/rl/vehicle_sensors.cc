@@ -1,0 +1,172 @@
+// Copyright Nereid authors.
+// The "sensors" observation of an RL task and its sensor-derived state (vehicle_sensors.h).
+#include "rl/vehicle_sensors.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "nereid/error.h"
+#include "nereid/kinematics.h"
+#include "nereid/plugins.h"
+
+namespace nereid::rl {
+namespace {
+
+double WrapAngle(double a) { return std::remainder(a, 2 * M_PI); }
+
+// Finds sensor `name` (a `plugin` sensor with `fields`) and returns the sensordata index of
+// each field; throws ConfigError naming task, model, sensor and what is missing.
+std::vector<int> FindFields(const mjModel* m, const std::string& task, const std::string& model,
+                            const std::string& name, const char* plugin, const std::vector<std::string>& fields,
+                            int* sensor_id) {
+  const std::string where = "task " + task + ", observation \"sensors\": model " + model;
+  const int id = mj_name2id(m, mjOBJ_SENSOR, name.c_str());
+  if (id < 0) {
+    throw ConfigError(where + " has no sensor '" + name + "' (a " + plugin +
+                      " sensor plugin); use observation \"state\" or a model with the sensor (docs/rl.md)");
+  }
+  const std::vector<std::string> names = SensorFieldNames(m, id);
+  std::vector<int> adr;
+  for (const std::string& field : fields) {
+    const auto at = std::find(names.begin(), names.end(), field);
+    if (at == names.end()) {
+      throw ConfigError(where + ": sensor '" + name + "' has no field '" + field + "' (expected a " + plugin +
+                        " sensor plugin)");
+    }
+    adr.push_back(m->sensor_adr[id] + static_cast<int>(at - names.begin()));
+  }
+  *sensor_id = id;
+  return adr;
+}
+
+// The site a Nereid sensor plugin sits on (its `site` key), in the body frame of `body`:
+// position and rotation (body from site). Throws if the site is not on `body`.
+void SiteOnBody(const mjModel* m, int sensor, int body, const std::string& where, Vec3* r, Mat3* R) {
+  const char* site_name = mj_getPluginConfig(m, m->sensor_plugin[sensor], "site");
+  const int site = site_name ? mj_name2id(m, mjOBJ_SITE, site_name) : -1;
+  const char* sensor_name = mj_id2name(m, mjOBJ_SENSOR, sensor);
+  if (site < 0 || m->site_bodyid[site] != body) {
+    throw ConfigError(where + ": sensor '" + std::string(sensor_name ? sensor_name : "?") +
+                      "' is not on the vehicle's body '" + std::string(mj_id2name(m, mjOBJ_BODY, body)) + "'");
+  }
+  *r = Vec3(m->site_pos[3 * site], m->site_pos[3 * site + 1], m->site_pos[3 * site + 2]);
+  const mjtNum* q = m->site_quat + 4 * site;
+  *R = Eigen::Quaterniond(q[0], q[1], q[2], q[3]).toRotationMatrix();
+}
+
+}  // namespace
+
+VehicleSensors::VehicleSensors(const Simulation& sim, int body, const std::string& task, const std::string& model,
+                               const Names& names)
+    : body_(body) {
+  const mjModel* m = sim.model();
+  const std::string where = "task " + task + ", observation \"sensors\": model " + model;
+  int id = -1;
+  Vec3 unused;
+  Mat3 unused_rotation;
+  depth_ = FindFields(m, task, model, names.pressure, "nereid.pressure", {"depth"}, &id)[0];
+  SiteOnBody(m, id, body, where, &r_pressure_, &unused_rotation);
+  std::vector<int> f = FindFields(m, task, model, names.imu, "nereid.imu", {"acc_x", "gyro_x", "heading"}, &id);
+  acc_ = f[0], gyro_ = f[1], heading_ = f[2];
+  SiteOnBody(m, id, body, where, &unused, &R_imu_);
+  f = FindFields(m, task, model, names.dvl, "nereid.dvl", {"vx", "status"}, &id);
+  dvl_v_ = f[0], dvl_status_ = f[1];
+  SiteOnBody(m, id, body, where, &r_dvl_, &R_dvl_);
+  f = FindFields(m, task, model, names.acoustic, "nereid.acoustic", {"x", "valid"}, &id);
+  fix_ = f[0], fix_valid_ = f[1];
+  SiteOnBody(m, id, body, where, &r_acoustic_, &unused_rotation);
+  fix_adr_ = m->sensor_adr[id];
+  fix_dim_ = std::min(m->sensor_dim[id], static_cast<int>(last_fix_reading_.size()));
+  const char* latency = mj_getPluginConfig(m, m->sensor_plugin[id], "latency");
+  fix_latency_ = latency && *latency ? std::atof(latency) : 0.0;  // the sensors' default: none
+  dof_ = FreeJointDof(m, body);
+  if (dof_ < 0) throw ConfigError(where + ": the vehicle's body has no free joint");
+  qpos_ = m->jnt_qposadr[m->body_jntadr[body]];
+  estimate_ = Simulation::MakeData(m, sim.engine(), model);
+}
+
+VehicleSensors::~VehicleSensors() { mj_deleteData(estimate_); }
+
+void VehicleSensors::Update(const Simulation& sim) {
+  const mjModel* m = sim.model();
+  const mjData* d = sim.data();
+  const mjtNum* s = d->sensordata;
+  const double t = d->time;
+  const double dt = fresh_ ? 0.0 : t - last_time_;
+  last_time_ = t;
+
+  // the acoustic fix: a reading that differs from the one held arrived in the last step;
+  // its age is the time since then plus the sensor's latency (what the vehicle knows: when
+  // the message came and the system's latency)
+  const bool changed = fresh_ || !std::equal(s + fix_adr_, s + fix_adr_ + fix_dim_, last_fix_reading_.begin());
+  std::copy(s + fix_adr_, s + fix_adr_ + fix_dim_, last_fix_reading_.begin());
+  const bool valid = s[fix_valid_] > 0.5;
+  const bool new_fix = changed && valid;
+  if (fresh_) has_fix_ = false;
+  if (new_fix) {
+    has_fix_ = true;
+    arrival_ = t;
+    fix_position_ = Vec3(s[fix_], s[fix_ + 1], s[fix_ + 2]);
+  }
+  const double age = has_fix_ ? t - arrival_ + fix_latency_ : -1.0;
+
+  readings_[0] = s[depth_];
+  for (int i = 0; i < 3; ++i) {
+    readings_[1 + i] = s[acc_ + i];
+    readings_[4 + i] = s[gyro_ + i];
+    readings_[8 + i] = s[dvl_v_ + i];
+    readings_[12 + i] = s[fix_ + i];
+  }
+  readings_[7] = s[heading_];
+  readings_[11] = s[dvl_status_];
+  readings_[15] = s[fix_valid_];
+  readings_[16] = age;
+
+  // the sensor-derived state: roll and pitch from the specific force (gravity at rest),
+  // yaw from the heading; rates from the gyro; velocity from the DVL (its lever arm's
+  // rotational part removed; held while it has no lock); depth from the pressure; the
+  // horizontal position from the latest fix (moved on by the velocity over its age),
+  // dead-reckoned on the velocity between fixes
+  const Vec3 f = R_imu_ * Vec3(s[acc_], s[acc_ + 1], s[acc_ + 2]);
+  const double roll = std::atan2(f.y(), f.z()), pitch = std::atan2(-f.x(), std::hypot(f.y(), f.z()));
+  const Eigen::Quaterniond q = Eigen::AngleAxisd(s[heading_], Vec3::UnitZ()) *
+                               Eigen::AngleAxisd(pitch, Vec3::UnitY()) * Eigen::AngleAxisd(roll, Vec3::UnitX());
+  const Mat3 R = q.toRotationMatrix();
+  const Vec3 w = R_imu_ * Vec3(s[gyro_], s[gyro_ + 1], s[gyro_ + 2]);
+  if (fresh_) velocity_.setZero();
+  if (s[dvl_status_] > 0.5) velocity_ = R_dvl_ * Vec3(s[dvl_v_], s[dvl_v_ + 1], s[dvl_v_ + 2]) - w.cross(r_dvl_);
+  const Vec3 v_world = R * velocity_;
+  if (fresh_) position_.setZero();
+  position_.head<2>() += dt * v_world.head<2>();
+  if (new_fix) {
+    position_.head<2>() = (fix_position_ - R * r_acoustic_ + age * v_world).head<2>();
+  }
+  position_.z() = -s[depth_] - (R * r_pressure_).z();
+  fresh_ = false;
+
+  mjData* e = estimate_;
+  e->time = t;
+  for (int i = 0; i < 3; ++i) {
+    e->qpos[qpos_ + i] = position_[i];
+    e->qvel[dof_ + i] = v_world[i];
+    e->qvel[dof_ + 3 + i] = w[i];
+  }
+  e->qpos[qpos_ + 3] = q.w();
+  e->qpos[qpos_ + 4] = q.x();
+  e->qpos[qpos_ + 5] = q.y();
+  e->qpos[qpos_ + 6] = q.z();
+  // the thrusters' own state (what the controller commanded), for the MPC's thrust lag
+  std::copy(d->actuator_force, d->actuator_force + m->nu, e->actuator_force);
+  mj_kinematics(m, e);
+}
+
+void VehicleSensors::Observe(const Vec3& target, double target_heading, float* out) const {
+  for (int i = 0; i < kReadings; ++i) out[i] = static_cast<float>(readings_[static_cast<size_t>(i)]);
+  for (int i = 0; i < 3; ++i) out[kReadings + i] = has_fix_ ? static_cast<float>(target[i] - fix_position_[i]) : 0.0f;
+  out[kReadings + 3] = static_cast<float>(-target.z() - readings_[0]);
+  out[kReadings + 4] = static_cast<float>(WrapAngle(target_heading - readings_[7]));
+}
+
+}  // namespace nereid::rl

@@ -1,0 +1,77 @@
+// Copyright Nereid authors.
+// The "sensors" observation of an RL task (docs/rl.md, "Observations"): a vehicle's
+// sensor plugins read by name from MuJoCo's sensordata - depth (nereid.pressure), IMU
+// (nereid.imu), DVL (nereid.dvl) and acoustic fix (nereid.acoustic), each at its own rate
+// and latency (the plugins' sample-and-hold) - the age of the latest fix, and a simple
+// sensor-derived state for controllers (attitude from gravity and heading, velocity from
+// the DVL, depth from pressure, horizontal position from the fixes, dead-reckoned on the
+// DVL between them) held in an mjData of its own, which the PID and the MPC read as they
+// read the truth.
+#ifndef NEREID_SRC_RL_VEHICLE_SENSORS_H_
+#define NEREID_SRC_RL_VEHICLE_SENSORS_H_
+
+#include <array>
+#include <string>
+
+#include <mujoco/mujoco.h>
+
+#include "nereid/frames.h"
+#include "nereid/simulation.h"
+
+namespace nereid::rl {
+
+// the sensor elements' names in the model
+struct SensorNames {
+  std::string pressure = "bar30", imu = "imu", dvl = "dvl", acoustic = "usbl";
+};
+
+class VehicleSensors {
+ public:
+  using Names = SensorNames;
+  // readings: depth (1), IMU specific force (3), rates (3), heading (1), DVL velocity (3)
+  // and status (1), acoustic fix (3), its valid flag (1) and age (1)
+  static constexpr int kReadings = 17;
+  // the readings, then the target: target - latest valid fix (3, world; 0 before one), target depth - depth
+  // (1), target heading - heading (1, wrapped to (-pi, pi])
+  static constexpr int kSize = kReadings + 5;
+
+  // Finds the sensors of `names` on `sim`'s model. Throws ConfigError naming the task, the
+  // model file, the missing sensor and the plugin it should be (or the missing field).
+  VehicleSensors(const Simulation& sim, int body, const std::string& task, const std::string& model,
+                 const Names& names = {});
+  ~VehicleSensors();
+  VehicleSensors(const VehicleSensors&) = delete;
+  VehicleSensors& operator=(const VehicleSensors&) = delete;
+
+  // The next Update starts a new episode (no fix yet, estimate from scratch).
+  void Reset() { fresh_ = true; }
+  // Reads the sensors (after a reset, then after every environment step, once each).
+  void Update(const Simulation& sim);
+  // The observation (kSize floats) for a target position (world, m) and heading (rad).
+  void Observe(const Vec3& target, double target_heading, float* out) const;
+  // The sensor-derived state: the vehicle's free joint set from it, kinematics done.
+  mjData* estimate() { return estimate_; }
+
+ private:
+  int body_, qpos_, dof_;
+  int depth_, acc_, gyro_, heading_, dvl_v_, dvl_status_, fix_, fix_valid_;
+  int fix_adr_ = 0, fix_dim_ = 0;  // the acoustic sensor's whole reading (arrival test)
+  double fix_latency_ = 0;
+  // sensor sites in the body frame: position and rotation (body from site)
+  Vec3 r_pressure_, r_dvl_, r_acoustic_;
+  Mat3 R_imu_, R_dvl_;
+  mjData* estimate_ = nullptr;
+
+  // state of the episode
+  bool fresh_ = true;
+  double last_time_ = 0, arrival_ = 0;
+  bool has_fix_ = false;
+  std::array<double, 16> last_fix_reading_{};
+  std::array<double, kReadings> readings_{};
+  Vec3 fix_position_ = Vec3::Zero();                         // the latest valid fix, world
+  Vec3 position_ = Vec3::Zero(), velocity_ = Vec3::Zero();  // world; body frame
+};
+
+}  // namespace nereid::rl
+
+#endif  // NEREID_SRC_RL_VEHICLE_SENSORS_H_
