@@ -27,7 +27,8 @@ void App::Render(int width, int height) {
   }
   mjv_updateScene(m, d, &opt_, nullptr, &cam_, mjCAT_ALL, &scn_);
   if (scenery_on_) {
-    AddScenery(m, scenery_, cam_.lookat, &scn_);
+    const CurrentField* current = sim_->current();
+    AddScenery(m, scenery_, cam_.lookat, &scn_, current ? current->waves() : nullptr, d->time);
   } else {
     HideSceneGeoms(m, &scn_);
   }

@@ -15,7 +15,7 @@
 namespace nereid::viewer {
 namespace {
 
-constexpr int kMaxGeom = 4000;
+constexpr int kMaxGeom = 12000;  // a sea's surface takes 4608 (scenery.h)
 
 // The last GLFW error (GLFW reports errors to this callback only), for the message when a
 // GLFW call fails. After the window is open, a new error is printed once as a warning.

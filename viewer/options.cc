@@ -30,7 +30,7 @@ void AddOverlays(const std::string& list, bool first, OverlaySet* set) {
 OverlaySet ViewerOptions::DefaultOverlays() {
   OverlaySet set;
   for (Overlay o : {Overlay::kThrust, Overlay::kDamping, Overlay::kWeight, Overlay::kBuoyancy,
-                    Overlay::kCurrent, Overlay::kPath, Overlay::kDepth}) {
+                    Overlay::kCurrent, Overlay::kPath, Overlay::kDepth, Overlay::kSensors, Overlay::kEstimate}) {
     set.set(static_cast<size_t>(o));
   }
   return set;

@@ -20,7 +20,7 @@ inline constexpr char kUsage[] =
     "  --speed X             simulated seconds per wall-clock second (default 1; 1e-6..1e6)\n"
     "  --overlay NAME        overlays to show, repeatable or comma-separated: thrust, damping,\n"
     "                        coriolis, weight, buoyancy, current, tether, constraint, path,\n"
-    "                        depth, all, none\n"
+    "                        depth, sensors, estimate, all, none\n"
     "  --no-underwater       no fog or water backdrop\n"
     "  --constraints M       mujoco or uk: who enforces the model's uk: welds (as nereid run)\n"
     "  --no-scenery          no water surface, wall or seabed grid\n"
@@ -56,7 +56,7 @@ struct ViewerOptions {
   int frames = 60;
   std::string screenshot, record, report;
 
-  // thrust, damping, weight, buoyancy, current
+  // thrust, damping, weight, buoyancy, current, path, depth, sensors, estimate
   static OverlaySet DefaultOverlays();
 };
 

@@ -29,6 +29,8 @@ enum class Overlay {
   kConstraint,  // MuJoCo connect/weld equality forces (d->efc_force); UK constraints: hook
   kPath,        // the scenario controller's reference path, and the vehicle's trail
   kDepth,       // depth gauge beside the vehicle (scenery.h)
+  kSensors,     // DVL beams and hit points, the acoustic fix (instruments.h)
+  kEstimate,    // the navigation filter's estimate as a ghost of the vehicle (instruments.h)
   kCount,
 };
 inline constexpr int kOverlayCount = static_cast<int>(Overlay::kCount);
@@ -43,8 +45,9 @@ struct OverlayInfo {
 };
 
 // The overlay table, in enum order. Colours use only 0 and 1 channels (and are drawn
-// emissive), so lighting saturates rather than shifts them; the constraint and path
-// overlays use a 0.5 channel (only eight 0/1 colours exist); the depth gauge is black.
+// emissive), so lighting saturates rather than shifts them; the constraint, path, sensors
+// and estimate overlays use a 0.5 channel (only eight 0/1 colours exist); the depth gauge
+// is black; the estimate's ghost is translucent.
 const std::array<OverlayInfo, kOverlayCount>& Overlays();
 const OverlayInfo& Info(Overlay overlay);
 // The overlay called `name`, or false.
@@ -64,7 +67,8 @@ struct ArrowScales {
 };
 
 // Appends the enabled overlays' arrows for `vehicle` (the current arrow) and every body
-// (the forces) to scn. Stops quietly when the scene's geom buffer is full.
+// (the forces), and the sensors' drawing (instruments.h), to scn. Stops quietly when the
+// scene's geom buffer is full.
 void AddOverlays(const mjModel* m, const mjData* d, Simulation& sim, int vehicle,
                  const OverlaySet& enabled, const ArrowScales& scales, mjvScene* scn);
 

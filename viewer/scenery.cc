@@ -66,8 +66,61 @@ double Scenery::WallBottom() const {
 
 double Scenery::CameraAzimuth(double fallback) const { return wall ? 30 : fallback; }
 
-void AddScenery(const mjModel* m, const Scenery& scenery, const double center[3], mjvScene* scn) {
-  if (mjvGeom* g = Next(scn)) {  // the surface: a thin box rather than a plane, seen from both sides
+SurfaceGrid WaveSurface(const waves::WaveField& waves, double t, double cx, double cy, double half, int n) {
+  SurfaceGrid grid;
+  grid.n = n;
+  grid.vertices.reserve(static_cast<size_t>((n + 1) * (n + 1)));
+  const double step = 2 * half / n;
+  for (int j = 0; j <= n; ++j) {
+    for (int i = 0; i <= n; ++i) {
+      const double x = cx - half + i * step, y = cy - half + j * step;
+      grid.vertices.emplace_back(x, y, waves.Elevation(x, y, t));
+    }
+  }
+  return grid;
+}
+
+double SurfaceCell(const waves::WaveField& waves) {
+  double k_max = 0;
+  for (const waves::Component& c : waves.components()) k_max = std::max(k_max, c.k);
+  constexpr double kCell = 0.5;  // m
+  return k_max > 0 ? std::min(kCell, 2 * M_PI / k_max / 8) : kCell;
+}
+
+namespace {
+
+// One triangle a, b, c (counter-clockwise seen from its front): MuJoCo draws mjGEOM_TRIANGLE
+// as (0, 0, 0), (size0, 0, 0), (0, size1, 0) through the geom's pos and mat, so unit sizes
+// and the columns b - a, c - a (and the normal) place its corners exactly.
+bool Triangle(mjvScene* scn, const Vec3& a, const Vec3& b, const Vec3& c, const float rgba[4]) {
+  mjvGeom* g = Next(scn);
+  if (!g) return false;
+  const Vec3 e0 = b - a, e1 = c - a, normal = e0.cross(e1).normalized();
+  const mjtNum size[3] = {1, 1, 1};
+  const mjtNum mat[9] = {e0.x(), e1.x(), normal.x(), e0.y(), e1.y(), normal.y(), e0.z(), e1.z(), normal.z()};
+  mjv_initGeom(g, mjGEOM_TRIANGLE, size, a.data(), mat, rgba);
+  g->emission = 0.5f;  // as the calm sheet
+  g->specular = 0.6f;
+  return true;
+}
+
+}  // namespace
+
+void AddScenery(const mjModel* m, const Scenery& scenery, const double center[3], mjvScene* scn,
+                const waves::WaveField* waves, double t) {
+  if (waves && !waves->calm()) {
+    const double cell = SurfaceCell(*waves);
+    const double cx = cell * std::round(center[0] / cell), cy = cell * std::round(center[1] / cell);
+    const SurfaceGrid grid = WaveSurface(*waves, t, cx, cy, cell * kSurfaceCells / 2, kSurfaceCells);
+    for (int j = 0; j < grid.n; ++j) {
+      for (int i = 0; i < grid.n; ++i) {
+        const Vec3 &v00 = grid.at(i, j), &v10 = grid.at(i + 1, j), &v01 = grid.at(i, j + 1),
+                   &v11 = grid.at(i + 1, j + 1);
+        Triangle(scn, v00, v10, v11, kSurfaceRgba);
+        Triangle(scn, v00, v11, v01, kSurfaceRgba);
+      }
+    }
+  } else if (mjvGeom* g = Next(scn)) {  // the surface: a thin box rather than a plane, seen from both sides
     const double half = 50 * Extent(m);
     const mjtNum size[3] = {half, half, 0.001};
     const mjtNum pos[3] = {center[0], center[1], 0};

@@ -6,11 +6,13 @@
 #define NEREID_VIEWER_SCENERY_H_
 
 #include <optional>
+#include <vector>
 
 #include <mujoco/mujoco.h>
 
-#include "nereid/scenario.h"
 #include "nereid/frames.h"
+#include "nereid/scenario.h"
+#include "nereid/waves.h"
 
 namespace nereid::viewer {
 
@@ -31,10 +33,27 @@ struct Scenery {
   double CameraAzimuth(double fallback) const;
 };
 
-// Appends the water surface (a translucent sheet at z = 0, about `center`), the wall (unless
-// it is the model's own geom, scene_wall, which MuJoCo draws as it is simulated) and
-// the seabed grid (1 m squares over 20 x 20 m about `center`, snapped to whole metres).
-void AddScenery(const mjModel* m, const Scenery& scenery, const double center[3], mjvScene* scn);
+// The moving free surface as drawn: (n + 1) x (n + 1) vertices over a square of half
+// width `half` about (cx, cy), x fastest, each at the height eta(x, y, t) of `waves`
+// (waves::WaveField::Elevation, the function the physics evaluates).
+struct SurfaceGrid {
+  int n = 0;
+  std::vector<Vec3> vertices;
+  const Vec3& at(int i, int j) const { return vertices[static_cast<size_t>(j * (n + 1) + i)]; }
+};
+SurfaceGrid WaveSurface(const waves::WaveField& waves, double t, double cx, double cy, double half, int n);
+// The drawn grid's cells: kSurfaceCells per side, of 0.5 m, or an eighth of the shortest
+// component's wave length when that is shorter (the grid then covers less).
+inline constexpr int kSurfaceCells = 48;
+double SurfaceCell(const waves::WaveField& waves);
+
+// Appends the water surface, the wall (unless it is the model's own geom, scene_wall, which
+// MuJoCo draws as it is simulated) and the seabed grid (1 m squares over 20 x 20 m about
+// `center`, snapped to whole metres). The surface is a translucent sheet at z = 0 about
+// `center` in calm water; with `waves` (not calm) it is the WaveSurface at time `t`, two
+// triangles per cell, about `center` snapped to the cell size.
+void AddScenery(const mjModel* m, const Scenery& scenery, const double center[3], mjvScene* scn,
+                const waves::WaveField* waves = nullptr, double t = 0);
 
 // Removes the scenario scene's own geoms (scene_wall, scene_seabed, scene_terrain,
 // scene_pillar<i>: Scenario::AddSceneGeometry) from a scene MuJoCo made: the scenery

@@ -5,6 +5,7 @@
 #include <GLFW/glfw3.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <set>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "control.h"
 #include "glfw_error.h"
 #include "hud.h"
+#include "instruments.h"
 #include "keys.h"
 #include "nereid/simulation.h"
 #include "options.h"
@@ -25,6 +27,20 @@ namespace nereid::viewer {
 namespace {
 
 const std::string kHeavy = std::string(NEREID_SOURCE_MODEL_DIR) + "/bluerov2_heavy/bluerov2_heavy.xml";
+const std::string kHeavySensors =
+    std::string(NEREID_SOURCE_MODEL_DIR) + "/bluerov2_heavy/bluerov2_heavy_sensors.xml";
+
+Vec3 SitePos(const mjModel* m, const mjData* d, const char* name) {
+  const int s = mj_name2id(m, mjOBJ_SITE, name);
+  REQUIRE(s >= 0);
+  return {d->site_xpos[3 * s], d->site_xpos[3 * s + 1], d->site_xpos[3 * s + 2]};
+}
+
+const mjtNum* SensorData(const mjModel* m, const mjData* d, const char* name) {
+  const int s = mj_name2id(m, mjOBJ_SENSOR, name);
+  REQUIRE(s >= 0);
+  return d->sensordata + m->sensor_adr[s];
+}
 
 int CountLines(const std::string& text) {
   return text.empty() ? 0 : 1 + static_cast<int>(std::count(text.begin(), text.end(), '\n'));
@@ -311,6 +327,191 @@ TEST_SUITE("viewer_overlays") {
     set.set(static_cast<size_t>(Overlay::kConstraint));
     AddOverlays(m, d, *sim, 1, set, scales, &scn);
     CHECK(scn.ngeom == 1);  // the connect pulls body a towards b
+    mjv_freeScene(&scn);
+  }
+}
+
+TEST_SUITE("viewer_overlays") {
+  TEST_CASE("sensors overlay: DVL beams end at the reported ranges on the seabed; the acoustic fix and its age") {
+    setenv("NEREID_EXACT_SENSORS", "1", 1);  // exact readings (docs/sensors.md), read when the data is made
+    auto sim = Simulation::LoadFile(kHeavySensors);
+    unsetenv("NEREID_EXACT_SENSORS");
+    sim->Reset(0);  // the first samples, at t = 0
+    const mjModel* m = sim->model();
+    mjData* d = sim->data();
+    const Vec3 usbl_at_0 = SitePos(m, d, "usbl");
+    REQUIRE(usbl_at_0.z() < -0.5);  // below the transceiver: inside its cone
+
+    // tilted (roll 10 deg, pitch -6 deg) and moved, sampled anew at t = 1 s (DVL 4 Hz, USBL 1 Hz)
+    const int free = m->jnt_qposadr[0];
+    d->qpos[free] = 1.5;
+    d->qpos[free + 1] = -0.7;
+    Eigen::Quaterniond q = Eigen::AngleAxisd(0.17453292519943295, Vec3::UnitX()) *
+                           Eigen::AngleAxisd(-0.10471975511965977, Vec3::UnitY());
+    d->qpos[free + 3] = q.w();
+    d->qpos[free + 4] = q.x();
+    d->qpos[free + 5] = q.y();
+    d->qpos[free + 6] = q.z();
+    d->time = 1;
+    mj_forward(m, d);
+
+    const std::vector<DvlDrawing> dvls = DvlDrawings(m, d);
+    REQUIRE(dvls.size() == 1);
+    CHECK(dvls[0].status == 1);  // bottom lock on the floor plane at z = -20
+    REQUIRE(dvls[0].beams.size() == 4);
+    const mjtNum* dvl = SensorData(m, d, "dvl");
+    const Vec3 site = SitePos(m, d, "dvl");
+    for (size_t i = 0; i < 4; ++i) {
+      const DvlBeamSegment& b = dvls[0].beams[i];
+      CHECK(b.hit);
+      CHECK((b.from - site).norm() == 0);
+      CHECK((b.to - b.from).norm() == doctest::Approx(dvl[5 + i]).epsilon(1e-12));  // the reported range
+      CHECK(std::abs(b.to.z() - -20) < 1e-9);                                        // on the seabed plane
+    }
+    // the four hit points are distinct (the beams spread by +-22.5 deg)
+    CHECK((dvls[0].beams[0].to - dvls[0].beams[2].to).norm() > 1);
+
+    const std::vector<AcousticFixDrawing> fixes = AcousticFixDrawings(m, d);
+    REQUIRE(fixes.size() == 1);
+    CHECK(fixes[0].valid);
+    CHECK(fixes[0].period == doctest::Approx(1));
+    // latency 0.3 s: at t = 1 s the fix delivered is the one taken at t = 0, where the site was
+    CHECK(fixes[0].age == doctest::Approx(1).epsilon(1e-12));
+    CHECK((fixes[0].fix - usbl_at_0).norm() < 1e-9);
+    CHECK((fixes[0].fix - SitePos(m, d, "usbl")).norm() > 1);
+
+    mjvScene scn;
+    mjv_defaultScene(&scn);
+    mjv_makeScene(m, &scn, 20);
+    const float lock[4] = {0, 1, 0.5f, 1};
+    AddInstruments(dvls, fixes, lock, 0.05, &scn);
+    REQUIRE(scn.ngeom == 4 * 2 + 1);  // a line and a hit sphere per beam, the fix
+    CHECK(scn.geoms[0].type == mjGEOM_LINE);
+    CHECK(scn.geoms[0].rgba[2] == 0.5f);
+    CHECK(scn.geoms[1].type == mjGEOM_SPHERE);
+    CHECK(scn.geoms[1].pos[2] == doctest::Approx(-20).epsilon(1e-6));
+    CHECK(scn.geoms[8].rgba[3] == doctest::Approx(FixOpacity(1, 1)));
+    CHECK(std::string(scn.geoms[8].label) == "usbl 1.0 s");
+
+    // 60 m above the seabed (max_altitude 50 m): no returns, water track; beams drawn to the
+    // maximum range 50 m / cos(22.5 deg) (the model's DVL keeps the README's defaults)
+    d->qpos[free + 2] = 40;
+    d->time = 1.25;
+    mj_forward(m, d);
+    const std::vector<DvlDrawing> high = DvlDrawings(m, d);
+    CHECK(high[0].status == 2);
+    for (const DvlBeamSegment& b : high[0].beams) {
+      CHECK_FALSE(b.hit);
+      CHECK((b.to - b.from).norm() == doctest::Approx(50 / std::cos(22.5 * M_PI / 180)).epsilon(1e-12));
+    }
+    scn.ngeom = 0;
+    AddInstruments(high, {}, lock, 0.05, &scn);
+    REQUIRE(scn.ngeom == 4);  // lines only, in the water-track colour
+    CHECK(scn.geoms[0].rgba[1] == kWaterTrackRgba[1]);
+
+    // the fix's age: the sample-and-hold clock's, and its fading
+    CHECK(ReadingAge(0.2, 1, 0.3) == 0.2);  // nothing delivered yet
+    CHECK(ReadingAge(0.3, 1, 0.3) == doctest::Approx(0.3));
+    CHECK(ReadingAge(2.55, 1, 0.3) == doctest::Approx(0.55));
+    CHECK(FixOpacity(0, 1) == 1);
+    CHECK(FixOpacity(1, 1) == doctest::Approx(1 - 0.5 * (1 - kMinFixOpacity)));
+    CHECK(FixOpacity(5, 1) == kMinFixOpacity);
+    mjv_freeScene(&scn);
+  }
+
+  TEST_CASE("the sea's surface: grid heights are eta of the simulated waves; calm water keeps the sheet") {
+    auto sim = Simulation::LoadFile(kHeavy);
+    const mjModel* m = sim->model();
+    // a regular deep-water wave: H 0.5 m, T 4 s towards 0.3 rad
+    sim->current()->SetWaves(waves::WaveField::Regular(0.5, 4, 0.3, 0));
+    const waves::WaveField* sea = sim->current()->waves();
+    REQUIRE(sea != nullptr);
+    const double t = 1.7, w = 2 * M_PI / 4, k = w * w / waves::kGravity;
+    const SurfaceGrid grid = WaveSurface(*sea, t, 0.4, -0.3, 6, 12);
+    REQUIRE(grid.vertices.size() == 13 * 13);
+    CHECK(grid.at(0, 0).x() == doctest::Approx(-5.6));
+    CHECK(grid.at(12, 12).y() == doctest::Approx(5.7));
+    for (const Vec3& v : grid.vertices) {
+      CHECK(v.z() == sea->Elevation(v.x(), v.y(), t));  // the physics' own eta
+      // Airy's closed form, crest at the origin at t = 0
+      CHECK(std::abs(v.z() - 0.25 * std::cos(k * (v.x() * std::cos(0.3) + v.y() * std::sin(0.3)) - w * t)) < 1e-12);
+    }
+    CHECK(SurfaceCell(*sea) == 0.5);  // L = 25 m
+    CHECK(SurfaceCell(waves::WaveField::Regular(0.1, 1, 0, 0)) ==
+          doctest::Approx(waves::kGravity / (2 * M_PI) / 8).epsilon(1e-12));  // L = g T^2 / 2 pi
+
+    mjvScene scn;
+    mjv_defaultScene(&scn);
+    mjv_makeScene(m, &scn, 2 * kSurfaceCells * kSurfaceCells + 50);
+    const Scenery s = Scenery::For(m, nullptr);
+    const double center[3] = {0.2, 0.1, -2};
+    AddScenery(m, s, center, &scn, sea, t);
+    REQUIRE(scn.ngeom == 2 * kSurfaceCells * kSurfaceCells + 42);  // the triangles, 21 + 21 grid lines
+    // each triangle's corners (pos, pos + mat column 0, pos + mat column 1) lie on eta
+    for (int i = 0; i < 2 * kSurfaceCells * kSurfaceCells; i += 97) {
+      const mjvGeom& g = scn.geoms[i];
+      REQUIRE(g.type == mjGEOM_TRIANGLE);
+      for (int c = -1; c < 2; ++c) {
+        const double x = g.pos[0] + (c >= 0 ? g.mat[c] : 0), y = g.pos[1] + (c >= 0 ? g.mat[3 + c] : 0),
+                     z = g.pos[2] + (c >= 0 ? g.mat[6 + c] : 0);
+        CHECK(z == doctest::Approx(sea->Elevation(x, y, t)).epsilon(1e-4).scale(1));
+      }
+      CHECK(g.mat[8] > 0.9);  // facing up: the waves are gentle (H / L = 0.02)
+    }
+    // calm water: the one sheet at z = 0, as before
+    scn.ngeom = 0;
+    AddScenery(m, s, center, &scn, nullptr, t);
+    CHECK(scn.ngeom == 1 + 42);
+    CHECK(scn.geoms[0].type == mjGEOM_BOX);
+    CHECK(scn.geoms[0].pos[2] == 0);
+    mjv_freeScene(&scn);
+  }
+
+  TEST_CASE("the estimate's ghost: the vehicle's geoms moved rigidly to the estimated pose") {
+    auto sim = Simulation::LoadFile(kHeavy);
+    sim->Reset(0);
+    const mjModel* m = sim->model();
+    const mjData* d = sim->data();
+    mjvScene scn;
+    mjv_defaultScene(&scn);
+    mjv_makeScene(m, &scn, 400);
+    mjvOption opt;
+    mjv_defaultOption(&opt);
+    mjvCamera cam;
+    mjv_defaultCamera(&cam);
+    mjv_updateScene(m, const_cast<mjData*>(d), &opt, nullptr, &cam, mjCAT_ALL, &scn);
+    const int body = 1, drawn = scn.ngeom;
+    std::vector<int> own;
+    for (int i = 0; i < drawn; ++i) {
+      if (scn.geoms[i].objtype == mjOBJ_GEOM && m->geom_bodyid[scn.geoms[i].objid] == body) own.push_back(i);
+    }
+    REQUIRE(!own.empty());
+    const Vec3 x(d->xpos[3], d->xpos[4], d->xpos[5]);
+    Mat3 R;
+    R << d->xmat[9], d->xmat[10], d->xmat[11], d->xmat[12], d->xmat[13], d->xmat[14], d->xmat[15], d->xmat[16],
+        d->xmat[17];
+    const float ghost[4] = {1, 1, 1, 0.3f};
+    // the truth: the ghost covers the vehicle
+    AddGhost(m, d, {body}, body, x, R, ghost, &scn);
+    REQUIRE(scn.ngeom == drawn + static_cast<int>(own.size()));
+    for (size_t j = 0; j < own.size(); ++j) {
+      const mjvGeom &a = scn.geoms[own[j]], &g = scn.geoms[drawn + static_cast<int>(j)];
+      for (int c = 0; c < 3; ++c) CHECK(g.pos[c] == doctest::Approx(a.pos[c]).epsilon(1e-5).scale(1));
+      for (int c = 0; c < 9; ++c) CHECK(g.mat[c] == doctest::Approx(a.mat[c]).epsilon(1e-5).scale(1));
+      CHECK(g.rgba[3] == 0.3f);
+      CHECK(g.objtype == mjOBJ_UNKNOWN);
+    }
+    // 0.5 m off and turned 90 deg about world z: a geom at r from the origin goes to the
+    // estimate's origin + Rz r
+    scn.ngeom = drawn;
+    const Mat3 Rz = Eigen::AngleAxisd(M_PI / 2, Vec3::UnitZ()).toRotationMatrix();
+    const Vec3 at = x + Vec3(0.5, 0, 0);
+    AddGhost(m, d, {body}, body, at, Rz * R, ghost, &scn);
+    for (size_t j = 0; j < own.size(); ++j) {
+      const mjvGeom &a = scn.geoms[own[j]], &g = scn.geoms[drawn + static_cast<int>(j)];
+      const Vec3 expected = at + Rz * (Vec3(a.pos[0], a.pos[1], a.pos[2]) - x);
+      for (int c = 0; c < 3; ++c) CHECK(g.pos[c] == doctest::Approx(expected[c]).epsilon(1e-5).scale(1));
+    }
     mjv_freeScene(&scn);
   }
 }
