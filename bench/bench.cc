@@ -249,6 +249,18 @@ std::string BenchReport::ToJson() const {
     fit["uk/weld_at_2"] = Ratio("uk_chain/2/uk", "uk_chain/2/weld");
     j["uk_chain_fit"] = fit;
   }
+  // waves: the Heavy in a 64-component sea against the Heavy alone; the spread is the
+  // widest the samples allow (fastest over slowest, slowest over fastest)
+  if (const BenchCase* w = Find("bluerov2_heavy/nereid_full_waves64")) {
+    if (const BenchCase* calm = Find("bluerov2_heavy/nereid_full"); calm && calm->ns_per_step > 0) {
+      j["waves"] = {{"components", 64},
+                    {"waves64/nereid_full", w->ns_per_step / calm->ns_per_step},
+                    {"min", w->ns_min / calm->ns_max},
+                    {"max", w->ns_max / calm->ns_min},
+                    {"samples", w->samples},
+                    {"target", 1.10}};
+    }
+  }
   // nereid.tether: the 50-segment Heavy against the Heavy alone (same engine, Euler)
   const double tether = Ratio("bluerov2_heavy_tether/nereid_full_50_segments", "bluerov2_heavy/nereid_full");
   if (tether > 0) {
@@ -328,6 +340,20 @@ BenchReport RunBenchmarks(const BenchOptions& options) {
     // Nereid's engine with everything, the 8 T200 thrusters included
     Runner r{"bluerov2_heavy/nereid_full", Simulation::LoadFile(heavy), {}, {}, {}};
     r.current = CurrentField::Constant(Vec3(0.3, 0.1, 0));
+    r.step = [](Simulation& s) { s.TryStep(); };
+    runners.push_back(std::move(r));
+  }
+  {
+    // the same in an irregular sea of 64 components (JONSWAP, H_s 0.3 m, T_p 4 s, 20 m of
+    // water): every body evaluates the waves (orbital velocity, acceleration, gradient)
+    // in its hydrodynamics and buoyancy, every thruster for its inflow
+    Runner r{"bluerov2_heavy/nereid_full_waves64", Simulation::LoadFile(heavy), {}, {}, {}};
+    r.current = CurrentField::Constant(Vec3(0.3, 0.1, 0));
+    waves::SeaState sea;
+    sea.significant_height = 0.3;
+    sea.peak_period = 4;
+    sea.components = 64;
+    r.current.SetWaves(waves::WaveField::Irregular(sea, 20));
     r.step = [](Simulation& s) { s.TryStep(); };
     runners.push_back(std::move(r));
   }

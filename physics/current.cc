@@ -117,6 +117,12 @@ CurrentSample CurrentField::Evaluate(double time, const Vec3& p) const {
   return s;
 }
 
+Vec3 CurrentField::Velocity(double time, const Vec3& p) const {
+  Vec3 velocity = Evaluate(time, p.z()).velocity;
+  if (waves_) velocity += waves_->Velocity(p, time);
+  return velocity;
+}
+
 void CurrentField::SetWaves(waves::WaveField waves) {
   if (waves.calm()) {
     waves_.reset();

@@ -115,7 +115,11 @@ WaveField WaveField::Irregular(const SeaState& sea, double depth) {
 WaveField WaveField::FromComponents(std::vector<Component> components, double depth) {
   WaveField f;
   f.depth_ = Deep(depth) ? 0 : depth;
-  for (Component& c : components) c.k = WaveNumber(c.omega, f.depth_);
+  for (Component& c : components) {
+    c.k = WaveNumber(c.omega, f.depth_);
+    c.cos_direction = std::cos(c.direction);
+    c.sin_direction = std::sin(c.direction);
+  }
   f.components_ = std::move(components);
   return f;
 }
@@ -168,7 +172,7 @@ double WaveField::SignificantHeight() const {
 double WaveField::Elevation(double x, double y, double t) const {
   double eta = 0;
   for (const Component& c : components_) {
-    eta += c.amplitude * std::cos(c.k * (x * std::cos(c.direction) + y * std::sin(c.direction)) - c.omega * t + c.phase);
+    eta += c.amplitude * std::cos(c.k * (x * c.cos_direction + y * c.sin_direction) - c.omega * t + c.phase);
   }
   return eta;
 }
@@ -192,7 +196,7 @@ Kinematics WaveField::At(const Vec3& p, double t) const {
   const double z = std::clamp(p.z(), deep ? -1e300 : -depth_, 0.0);
   const double inside = z == p.z() ? 1.0 : 0.0;  // 0: extrapolated, no z derivative
   for (const Component& c : components_) {
-    const double cb = std::cos(c.direction), sb = std::sin(c.direction);
+    const double cb = c.cos_direction, sb = c.sin_direction;
     const double theta = c.k * (p.x() * cb + p.y() * sb) - c.omega * t + c.phase;
     const double cos_t = std::cos(theta), sin_t = std::sin(theta);
     double ch, sh;  // cosh k(z+h) / sinh kh, sinh k(z+h) / sinh kh
@@ -216,6 +220,30 @@ Kinematics WaveField::At(const Vec3& p, double t) const {
     out.gradient.row(2) += Vec3(awk * sh * cos_t * cb, awk * sh * cos_t * sb, inside * awk * ch * sin_t).transpose();
   }
   return out;
+}
+
+Vec3 WaveField::Velocity(const Vec3& p, double t) const {
+  // At's velocity, the same operations in the same order
+  Vec3 velocity = Vec3::Zero();
+  const bool deep = depth_ <= 0;
+  const double z = std::clamp(p.z(), deep ? -1e300 : -depth_, 0.0);
+  for (const Component& c : components_) {
+    const double cb = c.cos_direction, sb = c.sin_direction;
+    const double theta = c.k * (p.x() * cb + p.y() * sb) - c.omega * t + c.phase;
+    const double cos_t = std::cos(theta), sin_t = std::sin(theta);
+    double ch, sh;
+    if (deep || c.k * depth_ > kDeepKh) {
+      ch = sh = std::exp(c.k * z);
+    } else {
+      const double s = std::sinh(c.k * depth_);
+      ch = std::cosh(c.k * (z + depth_)) / s;
+      sh = std::sinh(c.k * (z + depth_)) / s;
+    }
+    const double aw = c.amplitude * c.omega;
+    const double uh = aw * ch * cos_t;
+    velocity += Vec3(uh * cb, uh * sb, aw * sh * sin_t);
+  }
+  return velocity;
 }
 
 }  // namespace nereid::waves

@@ -52,6 +52,8 @@ struct Component {
   double k = 0;          // rad/m
   double direction = 0;  // rad
   double phase = 0;      // rad
+  // cos and sin of the direction, set by WaveField (computed once, not at every evaluation)
+  double cos_direction = 1, sin_direction = 0;
 };
 
 enum class SpectrumKind { kJonswap, kPiersonMoskowitz };
@@ -106,6 +108,9 @@ class WaveField {
 
   double Elevation(double x, double y, double t) const;
   Kinematics At(const Vec3& p, double t) const;
+  // At(p, t).velocity alone, bit for bit, without the acceleration and the gradient (for
+  // readers of the velocity only: thrusters' inflow, tether segments)
+  Vec3 Velocity(const Vec3& p, double t) const;
   // The absolute pressure at p (Pa) in linear wave theory: the hydrostatic pressure below
   // the mean surface plus each component's dynamic pressure with its depth attenuation,
   //   p = p_atm - rho g z + rho g sum a_i K_i(z) cos theta_i,

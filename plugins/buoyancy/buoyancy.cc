@@ -77,17 +77,29 @@ void Buoyancy::Compute(const mjModel* m, mjData* d, int) noexcept {
   const Vec3 p = BodyPosition(d, b);
   double z_min = 0, z_max = 0;
   restoring::WorldZExtent(config_.box_lo, config_.box_hi, R, p, &z_min, &z_max);
-  last_fraction_ = restoring::SubmergedFraction(z_min, z_max);
+  const Vec3 point = p + R * config_.center_of_buoyancy;
+  // the water at the centre of buoyancy; its waves' elevation eta above the centre is the
+  // waterline (0 in calm water: z_min - 0 is z_min, bit for bit)
+  const CurrentField* water = CurrentPlugin::Field(d, current_instance_);
+  CurrentSample c;
+  if (water) c = water->Evaluate(d->time, point);
+  last_waterline_ = c.elevation;
+  last_fraction_ = restoring::SubmergedFraction(z_min - c.elevation, z_max - c.elevation);
   // buoyancy is the fluid's answer to gravity: off when gravity is off
   const Vec3 gravity = (m->opt.disableflags & mjDSBL_GRAVITY)
                            ? Vec3::Zero()
                            : Vec3(m->opt.gravity[0], m->opt.gravity[1], m->opt.gravity[2]);
   last_force_ = restoring::BuoyancyForce(config_.fluid_density, config_.volume, last_fraction_,
                                          gravity);
-  const Vec3 point = p + R * config_.center_of_buoyancy;
   last_froude_krylov_.setZero();
-  if (const CurrentField* water = CurrentPlugin::Field(d, current_instance_)) {
-    const CurrentSample c = water->Evaluate(d->time, point);
+  if (water) {
+    if (last_fraction_ > 0 && last_fraction_ < 1 && water->waves()) {
+      // a body through the moving surface: the water's acceleration at the centre of the
+      // box's submerged part, (z_min + eta) / 2 below the centre of buoyancy, which makes
+      // rho g A_wp eta + rho V_sub Du/Dt the Froude-Krylov heave force of a box to third
+      // order in k x draft (docs/waves.md "Floating box")
+      c = water->Evaluate(d->time, Vec3(point.x(), point.y(), 0.5 * (z_min + c.elevation)));
+    }
     last_froude_krylov_ = restoring::FroudeKrylovForce(config_.fluid_density, config_.volume,
                                                        last_fraction_, c);
   }

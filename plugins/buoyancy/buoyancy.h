@@ -1,7 +1,8 @@
 // Copyright Nereid authors.
 // nereid.buoyancy: buoyancy of one body, rho V f |g| upwards at the centre of buoyancy,
-// with f the submerged fraction of the body's equivalent box (free surface at world
-// z = 0; nereid/restoring.h). The body's weight is MuJoCo's gravity at its centre of mass;
+// with f the submerged fraction of the body's equivalent box below the free surface: world
+// z = 0, or with waves the elevation eta above the centre of buoyancy (nereid/restoring.h).
+// The body's weight is MuJoCo's gravity at its centre of mass;
 // together they make Fossen's restoring forces g(eta). In a current that accelerates, the
 // same pressure field adds the Froude-Krylov force rho V f Dv_c/Dt at the centre of
 // buoyancy (the added-mass part M_A dv_c/dt is nereid.hydrodynamics'), so that a neutrally
@@ -43,6 +44,7 @@ class Buoyancy final {
     last_force_.setZero();
     last_froude_krylov_.setZero();
     last_fraction_ = 0;
+    last_waterline_ = 0;
   }
 
   const BuoyancyConfig& config() const { return config_; }
@@ -50,12 +52,16 @@ class Buoyancy final {
   // rho V f Dv_c/Dt of an accelerating current, world frame, N (zero in steady water)
   const Vec3& last_froude_krylov() const { return last_froude_krylov_; }
   double last_fraction() const { return last_fraction_; }
+  // the free surface's elevation above the centre of buoyancy the fraction was taken
+  // against, world z, m (0 in calm water)
+  double last_waterline() const { return last_waterline_; }
 
  private:
   BuoyancyConfig config_;
   Vec3 last_force_ = Vec3::Zero();
   Vec3 last_froude_krylov_ = Vec3::Zero();
   double last_fraction_ = 0;
+  double last_waterline_ = 0;
   int free_dof_ = -1;          // first dof of the body's free joint, or -1
   int current_instance_ = -1;  // the model's nereid.current instance, or -1
 };

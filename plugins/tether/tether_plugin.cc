@@ -50,7 +50,7 @@ SegmentForces ForcesOnSegment(const tether::Config& config, const Vec3& g, const
   }
   const Vec3 velocity = velocity_at(f.point);
   Vec3 flow = -velocity;
-  if (water) flow += water->Evaluate(time, f.point).velocity;
+  if (water) flow += water->Velocity(time, f.point);
   const tether::Morison morison{config.fluid_density, config.diameter, config.cd_normal,
                                 config.cd_tangential};
   f.drag = fraction > 0 ? tether::MorisonDrag(flow, axis, L * fraction, morison) : tether::DragForce{};
@@ -297,7 +297,7 @@ void Tether::ComputeAnalytic(const mjModel* m, mjData* d) noexcept {
       const double z = site.z() + h * k / kSimpsonIntervals;
       const double w = (k == 0 || k == kSimpsonIntervals) ? 1 : (k % 2 ? 4 : 2);
       Vec3 relative = velocity;
-      if (water) relative -= water->Evaluate(d->time, Vec3(site.x(), site.y(), z)).velocity;
+      if (water) relative -= water->Velocity(d->time, Vec3(site.x(), site.y(), z));
       const Vec3 body = R.transpose() * relative;
       ix += w * std::abs(body.x()) * body.x();
       iy += w * std::abs(body.y()) * body.y();

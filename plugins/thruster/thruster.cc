@@ -116,7 +116,7 @@ double Thruster::AdvanceSpeed(const mjModel* m, const mjData* d, int a) const {
   Vec3 v(velocity[3], velocity[4], velocity[5]);
   if (const CurrentField* water = CurrentPlugin::Field(d, current_instance_)) {
     const mjtNum* x = d->site_xpos + 3 * site;
-    v -= water->Evaluate(d->time, Vec3(x[0], x[1], x[2])).velocity;
+    v -= water->Velocity(d->time, Vec3(x[0], x[1], x[2]));
   }
   return v.dot(axis);
 }

@@ -259,7 +259,14 @@ void PrintCostRatios(const nereid::BenchReport& report) {
     line += item;
   }
   if (!line.empty()) std::printf("  UK / MuJoCo weld by vehicles in the chain: %s (target <= 1.0)\n", line.c_str());
+  const nereid::BenchCase* waves = report.Find("bluerov2_heavy/nereid_full_waves64");
+  const nereid::BenchCase* calm = report.Find("bluerov2_heavy/nereid_full");
+  if (waves && calm && calm->ns_per_step > 0) {
+    std::printf("  ratio nereid_full_waves64 / nereid_full: %.3f (%.3f-%.3f; a 64-component sea; target <= 1.10)\n",
+                waves->ns_per_step / calm->ns_per_step, waves->ns_min / calm->ns_max, waves->ns_max / calm->ns_min);
+  }
 }
+
 
 // The tethered model's load time in maximal coordinates, and how it grows with segments.
 void PrintTetherLoad(const nereid::BenchReport& report) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Dense>
 #include <doctest/doctest.h>
 
 #include "nereid/current.h"
@@ -144,6 +145,112 @@ TEST_CASE("bad wave keys are refused, naming the key and the value") {
   refused(Key("wave_height", "0.5"), "key 'wave_height' = '0.5': a wave key needs wave_type");
   refused(regular + Key("wave_height", "0.5") + Key("wave_period", "4") + Key("wave_seed", "3"),
           "key 'wave_seed' = '3': applies to an irregular sea");
+}
+
+TEST_CASE("the velocity-only evaluation is the full evaluation's velocity, bit for bit") {
+  waves::SeaState sea;
+  sea.significant_height = 0.3;
+  sea.peak_period = 4;
+  sea.spreading = 10;
+  for (const double depth : {0.0, 8.0}) {
+    CurrentField field = CurrentField::DepthProfile({0, 10}, {Vec3(0.2, 0.1, 0), Vec3(0.05, 0, 0)});
+    field.SetWaves(waves::WaveField::Irregular(sea, depth));
+    for (const Vec3& p : {Vec3(0, 0, -1), Vec3(3.3, -7.1, -0.2), Vec3(-2, 5, 0.15), Vec3(1, 1, -20)}) {
+      for (const double t : {0.0, 1.234, 77.7}) {
+        const Vec3 full = field.Evaluate(t, p).velocity, fast = field.Velocity(t, p);
+        CAPTURE(depth);
+        CAPTURE(t);
+        CHECK(full.x() == fast.x());
+        CHECK(full.y() == fast.y());
+        CHECK(full.z() == fast.z());
+        CHECK(field.waves()->At(p, t).elevation == field.Elevation(t, p.x(), p.y()));
+      }
+    }
+  }
+}
+
+// A floating box on a vertical slide joint (heave only): 1 x 1 m waterplane, 0.5 m high,
+// mass 250 kg (draft d = 0.25 m: half the volume 0.5 m^3 submerged), heave added mass
+// A33 = 150 kg, no damping. The body origin is the centre of the submerged part at rest
+// (0.125 m below the surface), where the added-mass term and the centre of buoyancy take
+// the water.
+constexpr double kBoxMass = 250, kBoxAdded = 150, kBoxArea = 1, kBoxDraft = 0.25, kRho = 1000;
+
+std::string FloatingBox(const std::string& waves) {
+  return "<mujoco model='floating_box'>\n"
+         "  <compiler inertiafromgeom='false'/>\n"
+         "  <option timestep='0.005' integrator='RK4' gravity='0 0 -9.81'/>\n"
+         "  <extension>\n" +
+         Waves(waves) + test::Hydro("0 0 " + std::to_string(kBoxAdded) + " 0 0 0") +
+         test::Buoyancy(0.5, "0 0 0") +
+         "  </extension>\n"
+         "  <worldbody>\n"
+         "    <body name='b' pos='0 0 " + std::to_string(-kBoxDraft / 2) + "'>\n"
+         "      <joint name='heave' type='slide' axis='0 0 1'/>\n"
+         "      <inertial pos='0 0 0' mass='" + std::to_string(kBoxMass) + "' diaginertia='30 30 40'/>\n"
+         "      <geom type='box' pos='0 0 0.125' size='0.5 0.5 0.25' contype='0' conaffinity='0'/>\n"
+         "    </body>\n"
+         "  </worldbody>\n"
+         "</mujoco>\n";
+}
+
+TEST_CASE("a floating box heaves at its natural period and with the closed-form RAO in a regular wave") {
+  const double g = waves::kGravity, C = kRho * g * kBoxArea, M = kBoxMass + kBoxAdded;
+  // calm water: T_n = 2 pi sqrt((m + A33) / (rho g A_wp)) = 1.2687 s (the waterline force
+  // rho g A_wp (eta - z_min) is exactly linear while the box pierces the surface)
+  const double T_n = 2 * std::numbers::pi * std::sqrt(M / C);
+  {
+    auto sim = Simulation::LoadString(FloatingBox(""));
+    mjData* d = sim->data();
+    d->qpos[0] = 0.02;  // the slide joint's displacement from the rest position
+    sim->Forward();
+    std::vector<double> crossings;  // upward crossings of the rest position
+    double previous = d->qpos[0];
+    for (int step = 0; step < 2000; ++step) {  // 10 s, about 8 periods
+      sim->Step();
+      const double now = d->qpos[0];
+      if (previous < 0 && now >= 0) crossings.push_back(d->time - 0.005 * now / (now - previous));
+      previous = now;
+    }
+    REQUIRE(crossings.size() >= 6);
+    const double period = (crossings.back() - crossings.front()) / static_cast<double>(crossings.size() - 1);
+    MESSAGE("calm water: heave period " << period << " s, closed form " << T_n << " s");
+    CHECK(period == doctest::Approx(T_n).epsilon(0.002));
+  }
+  // a regular deep-water wave, H = 0.08 m, T = 1.6 s (H / L = 0.02): with eta = a cos wt at
+  // the box, (m + A33) z'' + C z = C a cos wt - (m + A33) w^2 a e^{-k d/2} cos wt, so the
+  // steady heave amplitude is |z / a| = |C - (m + A33) w^2 e^{-k d/2}| / |C - (m + A33) w^2|
+  // (docs/waves.md "Floating box"). The response is that plus a free oscillation at w_n
+  // (undamped) and a mean: all fitted by least squares over 20 s.
+  const double H = 0.08, T = 1.6, a = H / 2;
+  const double omega = 2 * std::numbers::pi / T, k = omega * omega / g, omega_n = 2 * std::numbers::pi / T_n;
+  const double rao = std::abs(C - M * omega * omega * std::exp(-k * kBoxDraft / 2)) / std::abs(C - M * omega * omega);
+  auto sim = Simulation::LoadString(
+      FloatingBox(Key("wave_type", "regular") + Key("wave_height", std::to_string(H)) +
+                      Key("wave_period", std::to_string(T))));
+  mjData* d = sim->data();
+  // started at the steady response's crest (eta = a at x = 0, t = 0), so that the free
+  // oscillation stays small
+  d->qpos[0] = a * (C - M * omega * omega * std::exp(-k * kBoxDraft / 2)) / (C - M * omega * omega);
+  sim->Forward();
+  const int n = 4000;
+  Eigen::MatrixXd basis(n, 5);
+  Eigen::VectorXd z(n);
+  for (int i = 0; i < n; ++i) {
+    sim->Step();
+    const double t = d->time;
+    basis.row(i) << std::cos(omega * t), std::sin(omega * t), std::cos(omega_n * t), std::sin(omega_n * t), 1;
+    z[i] = d->qpos[0];
+  }
+  const Eigen::VectorXd fit = basis.colPivHouseholderQr().solve(z);
+  const double amplitude = std::hypot(fit[0], fit[1]);
+  const double residual = (basis * fit - z).cwiseAbs().maxCoeff();
+  MESSAGE("regular wave: heave amplitude " << amplitude / a << " a, closed-form RAO " << rao
+                                           << " (1 would be a box that follows the surface); fit residual "
+                                           << residual << " m, mean " << fit[4] << " m");
+  CHECK(amplitude / a == doctest::Approx(rao).epsilon(0.01));
+  CHECK(residual < 0.05 * a);
+  CHECK(std::abs(fit[4]) < 0.05 * a);  // a second-order mean (0.013 a measured)
 }
 
 // A scenario with the given "waves" object (and more top-level keys), applied to `sim`;
