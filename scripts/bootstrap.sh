@@ -59,34 +59,50 @@ pip_install() {  # pip install "$@", or into .venv where the system manages the 
     fi
   fi
 }
-have="$("$PY" -c 'import mujoco, numpy, gymnasium, pytest, pybind11, scikit_build_core, matplotlib, casadi, dtaidistance, capytaine, scipy; print(mujoco.__version__ + " " + casadi.__version__)' 2>/dev/null || true)"
-if [ "$have" != "$pin $casadi_pin" ]; then
-  say "pip install -r requirements.txt (mujoco $pin, casadi $casadi_pin; found '${have:-incomplete}')"
-  pip_install -r requirements.txt
-else
-  say "Python packages present (mujoco $pin, casadi $casadi_pin)"
+# What the C++ build itself needs (CMake finds MuJoCo, CasADi and pybind11 through Python)
+# is installed first; every other package (the tests' and tools': SciPy, Capytaine,
+# Matplotlib, torch, Ray, the ROS 2 wheels, ...) installs in the background while the
+# build compiles, and the script waits for it at the end (on a fresh machine the two take
+# minutes each; docs/design.md, "CI time budget").
+build_pkgs=()
+for name in mujoco numpy pybind11 scikit-build-core casadi; do
+  build_pkgs+=("$(grep -E "^${name}([=<>!~ ]|\$)" requirements.txt | head -n1)")
+done
+have_build="$("$PY" -c 'import mujoco, numpy, pybind11, scikit_build_core, casadi; print(mujoco.__version__ + " " + casadi.__version__)' 2>/dev/null || true)"
+if [ "$have_build" != "$pin $casadi_pin" ]; then
+  say "pip install ${build_pkgs[*]} (what the build needs; found '${have_build:-incomplete}')"
+  pip_install "${build_pkgs[@]}"
 fi
-# RL extras (PPO smoke test, Ray); NEREID_SKIP_RL=1 skips them (their tests are then skipped)
-if [ "${NEREID_SKIP_RL:-0}" != "1" ]; then
-  if ! "$PY" -c 'import torch, stable_baselines3, ray' 2>/dev/null; then
-    say "pip install -r requirements-rl.txt"
-    pip_install "$(grep -E '^torch==' requirements-rl.txt)"
-    pip_install -r requirements-rl.txt
+rest_pip() {  # the other Python packages; run in the background during the build
+  local have
+  have="$("$PY" -c 'import mujoco, numpy, gymnasium, pytest, pybind11, scikit_build_core, matplotlib, casadi, dtaidistance, capytaine, scipy; print(mujoco.__version__ + " " + casadi.__version__)' 2>/dev/null || true)"
+  if [ "$have" != "$pin $casadi_pin" ]; then
+    say "pip install -r requirements.txt (mujoco $pin, casadi $casadi_pin; found '${have:-incomplete}')"
+    pip_install -r requirements.txt
   else
-    say "RL packages present"
+    say "Python packages present (mujoco $pin, casadi $casadi_pin)"
   fi
-fi
-# ROS 2 wheels for the bridge (nereid ros; requirements-ros.txt, about 35 s); NEREID_SKIP_ROS=1
-# skips them (tests/python/test_ros.py is then skipped)
-if [ "${NEREID_SKIP_ROS:-0}" != "1" ]; then
-  if ! "$PY" -c 'import rclpy, rmw_fastrtps_cpp, nav_msgs.msg, sensor_msgs.msg, geometry_msgs.msg, rosgraph_msgs.msg, std_msgs.msg, visualization_msgs.msg, mcap, mcap_ros2' 2>/dev/null; then
-    say "pip install -r requirements-ros.txt"
-    pip_install -r requirements-ros.txt
-  else
-    say "ROS 2 packages present"
+  # RL extras (PPO smoke test, Ray); NEREID_SKIP_RL=1 skips them (their tests are then skipped)
+  if [ "${NEREID_SKIP_RL:-0}" != "1" ]; then
+    if ! "$PY" -c 'import torch, stable_baselines3, ray' 2>/dev/null; then
+      say "pip install -r requirements-rl.txt"
+      pip_install "$(grep -E '^torch==' requirements-rl.txt)"
+      pip_install -r requirements-rl.txt
+    else
+      say "RL packages present"
+    fi
   fi
-fi
-
+  # ROS 2 wheels for the bridge (nereid ros; requirements-ros.txt, about 35 s); NEREID_SKIP_ROS=1
+  # skips them (tests/python/test_ros.py is then skipped)
+  if [ "${NEREID_SKIP_ROS:-0}" != "1" ]; then
+    if ! "$PY" -c 'import rclpy, rmw_fastrtps_cpp, nav_msgs.msg, sensor_msgs.msg, geometry_msgs.msg, rosgraph_msgs.msg, std_msgs.msg, visualization_msgs.msg, mcap, mcap_ros2' 2>/dev/null; then
+      say "pip install -r requirements-ros.txt"
+      pip_install -r requirements-ros.txt
+    else
+      say "ROS 2 packages present"
+    fi
+  fi
+}
 # 3. configure + build (MuJoCo is found through this interpreter)
 pyexe="$("$PY" -c 'import sys; print(sys.executable)')"
 build="${NEREID_BUILD_DIR:-build}"
@@ -95,5 +111,19 @@ werror="${NEREID_WERROR:-OFF}"
 jobs="$(nproc 2>/dev/null || echo 2)"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE="$type" -DNEREID_WERROR="$werror" \
   -DPython3_EXECUTABLE="$pyexe" -DMuJoCo_PYTHON="$pyexe" >/dev/null
+# (after the configure, which imports mujoco and casadi: pip may replace numpy meanwhile)
+pip_log="$(mktemp "${TMPDIR:-/tmp}/nereid-pip-rest.XXXXXX")"
+rest_pip >"$pip_log" 2>&1 &
+pip_pid=$!
+trap 'pkill -P "$pip_pid" 2>/dev/null; kill "$pip_pid" 2>/dev/null || true' EXIT  # a failed build leaves no pip running
 cmake --build "$build" -j "$jobs"
 say "built into $build"
+# 4. the packages that installed during the build
+trap - EXIT
+if ! wait "$pip_pid"; then
+  cat "$pip_log" >&2
+  say "the Python packages did not install (above)"
+  exit 1
+fi
+cat "$pip_log"
+rm -f "$pip_log"
