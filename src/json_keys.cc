@@ -414,10 +414,38 @@ const JsonObject kZigZagKeys{
     false,
     "seed 002's zig-zag: vertical strokes along a wall, down first, joined by half circles"};
 
+const JsonObject kPillarPathKeys{
+    "controller.path.pillar",
+    {
+        Key("center", T::kNumbers).Count(2).Range(-kCoordinate, kCoordinate).TypeDoc("[x, y]").Required().Units("m")
+            .Means("the pillar's axis, a vertical line"),
+        Key("radius", T::kNumber).Above(0).AtMost(kCoordinate).Required().Units("m").Means("the pillar's radius"),
+        Key("standoff", T::kNumber).Above(0).AtMost(kCoordinate).Required().Units("m")
+            .Means("distance from the pillar's surface to the path (helix radius: radius + standoff)"),
+        Key("z_start", T::kNumber).Range(-kCoordinate, kCoordinate).Required().Units("m").Means("z of the first point"),
+        Key("z_end", T::kNumber).Range(-kCoordinate, kCoordinate).Required().Units("m").Means("z of the last point"),
+        Key("turns", T::kNumber).Above(0).AtMost(1000).Default("1")
+            .Means("turns around the pillar (not with pitch)"),
+        Key("pitch", T::kNumber).Above(0).AtMost(kCoordinate).Units("m").DefaultDoc("none (`turns`)")
+            .Means("depth change per turn, turns = |z_end - z_start| / pitch (not with turns)"),
+        Enum("direction", {"\"ccw\"", "\"cw\""}).Default("\"ccw\"")
+            .Means("counter-clockwise or clockwise seen from above"),
+        Key("start_angle", T::kNumber).Range(-360, 360).Units("deg").Default("180")
+            .Means("bearing of the first point from the axis, from +x towards +y (180: on the -x side, facing +x)"),
+        Key("point_spacing", T::kNumber).AtLeast(0.001).Units("m").Default("0.1")
+            .Means("distance between path points along the helix (not with num)"),
+        Key("num", T::kInteger).Range(1, 1000).Units("1/m").DefaultDoc("none (`point_spacing`)")
+            .Means("path points per metre (not with point_spacing)"),
+    },
+    false,
+    "a helix around a vertical pillar, the vehicle facing the pillar's axis"};
+
 const JsonObject kPathKeys{
     "controller.path",
     {
         Key("zigzag", T::kObject, {&kZigZagKeys}).DefaultDoc("give exactly one").Means("a zig-zag along a wall"),
+        Key("pillar", T::kObject, {&kPillarPathKeys}).DefaultDoc("give exactly one")
+            .Means("a helix around a pillar, facing it"),
         Key("points", T::kRows).Count(3).Range(-kCoordinate, kCoordinate).TypeDoc("non-empty array of [x, y, z]")
             .Units("m").DefaultDoc("give exactly one").Means("world positions"),
     },
@@ -462,8 +490,9 @@ JsonKey ControllerBody() {
       .Means("the vehicle: a body with a free joint and nereid.thruster actuators");
 }
 JsonKey ControllerPath() {
-  return Key("path", T::kObject, {&kPathKeys}).Required("{\"zigzag\": {...}} or {\"points\": [...]}")
-      .Means("{\"zigzag\": {...}} or {\"points\": [[x, y, z], ...]} (world, m)");
+  return Key("path", T::kObject, {&kPathKeys})
+      .Required("{\"zigzag\": {...}}, {\"pillar\": {...}} or {\"points\": [...]}")
+      .Means("{\"zigzag\": {...}}, {\"pillar\": {...}} or {\"points\": [[x, y, z], ...]} (world, m)");
 }
 JsonKey ControllerOrientation() {
   return Key("orientation", T::kNumbers).Count(4).TypeDoc("[w, x, y, z]").Default("[1, 0, 0, 0]")
@@ -744,7 +773,7 @@ const JsonObject kScenarioKeys{
 const std::vector<const JsonObject*>& AllJsonObjects() {
   static const std::vector<const JsonObject*> all = {
       &kScenarioKeys, &kInitialStateKeys, &kBodyStateKeys, &kJointStateKeys, &kCurrentKeys, &kWavesKeys, &kControlKeys,
-      &kWrenchKeys, &kPidControllerKeys, &kPidGainsKeys, &kPathKeys, &kZigZagKeys, &kReferenceKeys,
+      &kWrenchKeys, &kPidControllerKeys, &kPidGainsKeys, &kPathKeys, &kZigZagKeys, &kPillarPathKeys, &kReferenceKeys,
       &kStabilizeKeys, &kStabilizeGainsKeys, &kSceneKeys, &kWallKeys, &kPillarKeys, &kTerrainKeys, &kWeldKeys, &kUkKeys, &kPeakKeys,
       &kMpcControllerKeys, &kMpcSolverKeys, &kVmsControllerKeys, &kVehiclePdKeys, &kVehicleReferenceKeys,
       &kJointLoopKeys, &kIkKeys, &kIkTargetKeys, &kSignalKeys, &kSineKeys, &kRampKeys, &kLinearKeys};

@@ -138,6 +138,7 @@ extern const JsonObject kWeldKeys;               // weld (nereid crosscheck)
 extern const JsonObject kUkKeys;                 // uk (nereid crosscheck)
 extern const JsonObject kPeakKeys;               // peak (nereid crosscheck)
 extern const JsonObject kZigZagKeys;             // controller.path.zigzag
+extern const JsonObject kPillarPathKeys;         // controller.path.pillar
 extern const JsonObject kPathKeys;               // controller.path
 extern const JsonObject kReferenceKeys;          // controller.reference
 extern const JsonObject kPidGainsKeys;           // controller.gains (cascaded_pid)

@@ -69,6 +69,31 @@ Path ZigZagPath(const ZigZagSpec& spec) {
   return path;
 }
 
+double PillarSpec::Length() const {
+  const double r = HelixRadius(), angle = 2 * M_PI * turns;
+  return std::hypot(r * angle, z_end - z_start);
+}
+
+Path PillarPath(const PillarSpec& spec) {
+  // a helix has a constant slope: equal angle steps are equal steps along its length
+  const double sweep = 2 * M_PI * spec.turns * (spec.ccw ? 1 : -1);
+  const int n = std::max(1, static_cast<int>(std::ceil(spec.Length() / spec.point_spacing)));
+  const double r = spec.HelixRadius();
+  Path path;
+  path.points.reserve(static_cast<size_t>(n) + 1);
+  path.orientations.reserve(static_cast<size_t>(n) + 1);
+  for (int i = 0; i <= n; ++i) {
+    const double s = static_cast<double>(i) / n;
+    const double bearing = spec.start_angle + s * sweep;
+    path.points.emplace_back(spec.center_x + r * std::cos(bearing), spec.center_y + r * std::sin(bearing),
+                             spec.z_start + s * (spec.z_end - spec.z_start));
+    // facing the axis: yaw = bearing + pi
+    path.orientations.emplace_back(Eigen::AngleAxisd(bearing + M_PI, Vec3::UnitZ()));
+  }
+  path.orientation = path.orientations.front();
+  return path;
+}
+
 size_t ClosestPoint(const std::vector<Vec3>& points, const Vec3& x) {
   size_t best = 0;
   double best_d2 = std::numeric_limits<double>::infinity();
@@ -103,13 +128,20 @@ bool PathTracker::Update(const mjData* d, int body) {
   }
   if (!report_.completed) {
     const double distance = path_.Distance(p);
+    // the attitude the path asks for here: at the closest point where it turns along the path
+    const size_t here = path_.orientations.empty() ? 0
+                        : rule_.kind == ReferenceRule::Kind::kClosestAhead ? closest_
+                                                                           : ClosestPoint(path_.points, p);
     const Eigen::AngleAxisd rotation(
-        Eigen::Quaterniond(BodyRotation(d, body).transpose() * path_.orientation.toRotationMatrix()));
+        Eigen::Quaterniond(BodyRotation(d, body).transpose() * path_.OrientationAt(here).toRotationMatrix()));
     sum_position_ += distance * distance;
+    sum_distance_ += distance;
     sum_rotation_ += rotation.angle() * rotation.angle();
     ++report_.samples;
     report_.mse_position = sum_position_ / static_cast<double>(report_.samples);
     report_.mse_rotation = sum_rotation_ / static_cast<double>(report_.samples);
+    report_.mean_distance = sum_distance_ / static_cast<double>(report_.samples);
+    report_.max_distance = std::max(report_.max_distance, distance);
     if (at_end) {
       report_.completed = true;
       report_.completion_time = d->time - start_time_;
@@ -151,7 +183,8 @@ PathFollower::PathFollower(Path path, CascadedPid controller, ReferenceRule rule
 void PathFollower::Update(const mjModel* m, mjData* d, int body, double dt) {
   const bool sampled = tracker_.Update(d, body);
   if (!at_pose_rate_ || sampled) {
-    controller_.Update(m, d, tracker_.path().points[tracker_.target()], tracker_.path().orientation,
+    const size_t target = tracker_.target();
+    controller_.Update(m, d, tracker_.path().points[target], tracker_.path().OrientationAt(target),
                        at_pose_rate_ ? sample_period_ : dt);
   } else if (delay_.latency() <= 0) {
     controller_.thrusters().SetCommands(m, d, controller_.thrust());  // held since the last sample

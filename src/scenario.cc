@@ -338,6 +338,67 @@ Scenario::Crosscheck ReadCrosscheck(const Reader& r, const json& root) {
   return c;
 }
 
+// The number of points a path of this length would have, refused past kMaxPathPoints
+// before any is made.
+void CheckPathPoints(const Reader& r, const std::string& path, double length, double spacing, const char* hint) {
+  if (length / spacing > kMaxPathPoints) {
+    r.Fail(path, "the path would have " + std::to_string(length / spacing) + " points; at most " +
+                     std::to_string(kMaxPathPoints) + " (" + hint + ")");
+  }
+}
+
+// point_spacing or num (points per metre), not both
+double ReadPointSpacing(const Reader& r, const json& z, const std::string& zp, double fallback) {
+  if (z.contains("point_spacing") && z.contains("num")) r.Fail(zp, "give point_spacing or num, not both", &z);
+  if (z.contains("point_spacing")) {
+    const double spacing = r.Number(z["point_spacing"], zp + "/point_spacing");
+    if (!(spacing >= 1e-3)) r.Fail(zp + "/point_spacing", "must be >= 0.001 m (num <= 1000)", &z["point_spacing"]);
+    return spacing;
+  }
+  // seed 002 Table 6.2: num path points per metre (num = 100 is 0.01 m)
+  if (z.contains("num")) return 1.0 / ReadInt(r, z["num"], zp + "/num", 1, 1000);
+  return fallback;
+}
+
+// "pillar": a helix around a vertical cylinder (docs/scenarios.md)
+PillarSpec ReadPillarPath(const Reader& r, const json& z, const std::string& zp) {
+  r.Keys(z, zp, detail::kPillarPathKeys);
+  PillarSpec spec;
+  const std::vector<double> center = r.Numbers(z["center"], zp + "/center", 2);
+  for (size_t i = 0; i < 2; ++i) {
+    if (!(std::abs(center[i]) <= kMaxCoordinate)) r.Fail(zp + "/center", "must be within +-1e5 m", &z["center"]);
+  }
+  spec.center_x = center[0], spec.center_y = center[1];
+  spec.radius = Length(r, z["radius"], zp + "/radius");
+  spec.standoff = Length(r, z["standoff"], zp + "/standoff");
+  spec.z_start = Coordinate(r, z["z_start"], zp + "/z_start");
+  spec.z_end = Coordinate(r, z["z_end"], zp + "/z_end");
+  if (z.contains("turns") && z.contains("pitch")) r.Fail(zp, "give turns or pitch, not both", &z);
+  if (z.contains("turns")) {
+    spec.turns = r.Number(z["turns"], zp + "/turns");
+    if (!(spec.turns > 0 && spec.turns <= 1000)) r.Fail(zp + "/turns", "must be > 0 and <= 1000", &z["turns"]);
+  }
+  if (z.contains("pitch")) {
+    const double pitch = Length(r, z["pitch"], zp + "/pitch");
+    spec.turns = std::abs(spec.z_end - spec.z_start) / pitch;
+    if (!(spec.turns > 0)) r.Fail(zp + "/pitch", "needs z_start != z_end (a level circle: give turns)", &z["pitch"]);
+    if (!(spec.turns <= 1000)) {
+      r.Fail(zp + "/pitch", "gives " + std::to_string(spec.turns) + " turns; at most 1000", &z["pitch"]);
+    }
+  }
+  if (z.contains("direction")) {
+    spec.ccw = r.Choice(z["direction"], zp + "/direction", detail::kPillarPathKeys.At("direction")) == "ccw";
+  }
+  if (z.contains("start_angle")) {
+    const double deg = r.Number(z["start_angle"], zp + "/start_angle");
+    if (!(std::abs(deg) <= 360)) r.Fail(zp + "/start_angle", "must be in -360..360 degrees", &z["start_angle"]);
+    spec.start_angle = deg * M_PI / 180;
+  }
+  spec.point_spacing = ReadPointSpacing(r, z, zp, spec.point_spacing);
+  CheckPathPoints(r, zp, spec.Length(), spec.point_spacing, "raise point_spacing or lower turns");
+  return spec;
+}
+
 Path ReadPath(const Reader& r, const json& pj, const std::string& pp) {
   Path path;
   r.Keys(pj, pp, detail::kPathKeys);
@@ -352,21 +413,13 @@ Path ReadPath(const Reader& r, const json& pj, const std::string& pp) {
     if (z.contains("z_top")) spec.z_top = Coordinate(r, z["z_top"], zp + "/z_top");
     if (z.contains("stroke_height")) spec.stroke_height = Length(r, z["stroke_height"], zp + "/stroke_height");
     if (z.contains("stroke_spacing")) spec.stroke_spacing = Length(r, z["stroke_spacing"], zp + "/stroke_spacing");
-    if (z.contains("point_spacing") && z.contains("num")) r.Fail(zp, "give point_spacing or num, not both", &z);
-    if (z.contains("point_spacing")) {
-      spec.point_spacing = r.Number(z["point_spacing"], zp + "/point_spacing");
-      if (!(spec.point_spacing >= 1e-3)) r.Fail(zp + "/point_spacing", "must be >= 0.001 m (num <= 1000)", &z["point_spacing"]);
-    }
-    // seed 002 Table 6.2: num path points per metre (num = 100 is 0.01 m)
-    if (z.contains("num")) spec.point_spacing = 1.0 / ReadInt(r, z["num"], zp + "/num", 1, 1000);
+    spec.point_spacing = ReadPointSpacing(r, z, zp, spec.point_spacing);
     if (z.contains("strokes")) spec.strokes = ReadInt(r, z["strokes"], zp + "/strokes", 1, 1000);
-    // the number of points the path would have, bounded before any is made
     const double length = spec.strokes * spec.stroke_height + (spec.strokes - 1) * M_PI * spec.stroke_spacing / 2;
-    if (length / spec.point_spacing > kMaxPathPoints) {
-      r.Fail(zp, "the path would have " + std::to_string(length / spec.point_spacing) + " points; at most " +
-                     std::to_string(kMaxPathPoints) + " (raise point_spacing or lower strokes or stroke_height)");
-    }
+    CheckPathPoints(r, zp, length, spec.point_spacing, "raise point_spacing or lower strokes or stroke_height");
     path = ZigZagPath(spec);
+  } else if (pj.contains("pillar")) {
+    path = PillarPath(ReadPillarPath(r, pj["pillar"], pp + "/pillar"));
   } else {
     const json& points = pj["points"];
     if (!points.is_array() || points.empty()) r.Fail(pp + "/points", "expected a non-empty array of [x, y, z]", &points);
@@ -463,6 +516,10 @@ Scenario::Controller ReadController(const Reader& r, const json& j, const std::s
     }
   }
   c.path = ReadPath(r, j["path"], path + "/path");
+  if (j.contains("orientation") && !c.path.orientations.empty()) {
+    r.Fail(path + "/orientation", "the pillar path faces the pillar: its attitude turns along it, give no orientation",
+           &j["orientation"]);
+  }
   if (j.contains("orientation")) {
     std::vector<double> q = r.Numbers(j["orientation"], path + "/orientation", 4);
     Eigen::Quaterniond o(q[0], q[1], q[2], q[3]);

@@ -136,7 +136,9 @@ class VehicleMpc {
   Eigen::VectorXd State(const mjData* d) const;
   // Plans from state x (12, or 12 + thrusters with the full model's lag states) towards
   // references[k] = [x y z phi theta psi] for x_0..x_N (N + 1 of them; psi is unwrapped
-  // to within pi of the state's). Never throws for a failed solve: the plan then says
+  // along the horizon: psi_0 to within pi of the state's, each next to within pi of the one
+  // before; the state's psi itself is moved by whole turns to within pi of the last plan's,
+  // so that plans stay continuous through +-pi). Never throws for a failed solve: the plan then says
   // `fallback` and holds the previous plan's next input (zero thrust if none).
   MpcPlan Plan(const Eigen::VectorXd& x, const std::vector<Vec6>& references);
   // Plans from the vehicle's state in `d` and writes the thrusters' ctrl.

@@ -3,6 +3,7 @@
 #ifndef NEREID_PATH_H_
 #define NEREID_PATH_H_
 
+#include <cmath>
 #include <deque>
 #include <string>
 #include <utility>
@@ -17,7 +18,14 @@ namespace nereid {
 struct Path {
   std::vector<Vec3> points;                                         // world, m
   Eigen::Quaterniond orientation = Eigen::Quaterniond::Identity();  // held along the path
+  // the attitude at each point where it turns along the path (the pillar helix); empty:
+  // `orientation` at every point
+  std::vector<Eigen::Quaterniond> orientations;
 
+  // The attitude at point i: orientations[i], or `orientation` when there are none.
+  const Eigen::Quaterniond& OrientationAt(size_t i) const {
+    return orientations.empty() ? orientation : orientations[i];
+  }
   double Length() const;
   // Distance from x to the polyline through the points.
   double Distance(const Vec3& x) const;
@@ -38,11 +46,37 @@ struct ZigZagSpec {
 };
 Path ZigZagPath(const ZigZagSpec& spec);
 
+// An inspection helix around a vertical pillar (the path seed 002 section 5.1 attempted
+// and section 7.3 left open): a cylinder of `radius` about the vertical axis through
+// (center_x, center_y), flown at `standoff` from its surface (helix radius radius +
+// standoff), from depth z_start to z_end over `turns` turns, counter-clockwise seen from
+// above (ccw true, the bearing growing) or clockwise, starting at the bearing
+// `start_angle` (rad, from +x about +z). The vehicle faces the pillar's axis: at each
+// point the yaw is the bearing + pi (roll and pitch zero), so the yaw reference turns
+// through 2 pi per turn and crosses +-pi. Points every `point_spacing` along the helix.
+struct PillarSpec {
+  double center_x = 0, center_y = 0;
+  double radius = 0.5;
+  double standoff = 1.0;
+  double z_start = -1.0, z_end = -3.0;
+  double turns = 1.0;
+  bool ccw = true;
+  double start_angle = M_PI;  // on the -x side, facing +x (yaw 0)
+  double point_spacing = 0.1;
+
+  double HelixRadius() const { return radius + standoff; }
+  // the helix's length, m
+  double Length() const;
+};
+Path PillarPath(const PillarSpec& spec);
+
 struct TrackingReport {
   bool completed = false;
   double completion_time = 0;    // s from the start to reaching the last point
   double mse_position = 0;       // mean of Distance(p)^2 over the samples, m^2
   double mse_rotation = 0;       // mean of (rotation angle to the path orientation)^2, rad^2
+  double mean_distance = 0;      // mean of Distance(p) over the samples (cross-track), m
+  double max_distance = 0;       // its largest value, m
   long samples = 0;
 };
 
@@ -68,7 +102,8 @@ size_t ClosestPoint(const std::vector<Vec3>& points, const Vec3& x);
 // Samples a vehicle's pose every `sample_period` (0: at every call), keeps the reference
 // point of `rule`, and scores the samples against the path: the MSE of seed 002 section
 // 5.2 (squared distance to the path and squared rotation angle to the path's
-// orientation) from the first sample until completion.
+// orientation, at the closest path point where it turns along the path) from the first
+// sample until completion.
 class PathTracker {
  public:
   PathTracker(Path path, ReferenceRule rule, double sample_period = 0);
@@ -89,7 +124,7 @@ class PathTracker {
   double next_sample_ = 0;
   size_t target_ = 0, closest_ = 0;
   double start_time_ = -1;
-  double sum_position_ = 0, sum_rotation_ = 0;
+  double sum_position_ = 0, sum_rotation_ = 0, sum_distance_ = 0;
   TrackingReport report_;
 };
 

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "mpc/ocp.h"
 #include "mpc/prediction.h"
@@ -21,6 +22,10 @@ struct VehicleMpc::Impl {
   std::unique_ptr<mpc::Ocp> ocp;
   Eigen::MatrixXd last_inputs;  // the last successful plan's inputs (nu x N)
   int failed_in_a_row = 0;
+  // the yaw of the last plan's state, unwrapped: a state's yaw (-pi..pi from its attitude)
+  // is moved by whole turns to within pi of it, so that consecutive plans (and the warm
+  // start the solver keeps) see one continuous yaw through +-pi
+  std::optional<double> last_yaw;
 };
 
 VehicleMpc::VehicleMpc(const Simulation& sim, int body, const MpcOptions& options)
@@ -121,13 +126,24 @@ MpcPlan VehicleMpc::Plan(const Eigen::VectorXd& x, const std::vector<Vec6>& refe
     throw ConfigError("MPC: Plan needs a state of size " + std::to_string(s.nx) + " and " +
                       std::to_string(N + 1) + " references");
   }
+  Eigen::VectorXd x0 = x;
+  if (s.last_yaw) x0[5] += 2 * M_PI * std::round((*s.last_yaw - x[5]) / (2 * M_PI));  // exact when no turn
+  s.last_yaw = x0[5];
   Eigen::MatrixXd refs = Eigen::MatrixXd::Zero(s.nx, N + 1);
   for (int k = 0; k <= N; ++k) {
     refs.col(k).head<6>() = references[static_cast<size_t>(k)];
-    // unwrap the yaw reference to within pi of the current yaw
-    refs(5, k) = x[5] + std::remainder(refs(5, k) - x[5], 2 * M_PI);
+    // unwrap the yaw reference along the horizon: the first to within pi of the current
+    // yaw, each next to within pi of the one before, so that a reference turning through
+    // +-pi (the pillar helix) stays continuous and is never reached the long way round
+    const size_t i = static_cast<size_t>(k);
+    if (k > 0 && references[i][5] == references[i - 1][5]) {
+      refs(5, k) = refs(5, k - 1);  // a held attitude: the same unwrapped yaw
+    } else {
+      const double previous = k == 0 ? x0[5] : refs(5, k - 1);
+      refs(5, k) = previous + std::remainder(refs(5, k) - previous, 2 * M_PI);
+    }
   }
-  const mpc::OcpSolution solution = s.ocp->Solve(x, refs);
+  const mpc::OcpSolution solution = s.ocp->Solve(x0, refs);
   MpcPlan plan;
   plan.status = solution.status;
   plan.iterations = solution.iterations;

@@ -51,11 +51,11 @@ void MpcPathFollower::Update(const mjModel* m, mjData* d, int body, double) {
     next_plan_ += o.control_period;
     // references x_k = path point (closest + lookahead + k), the last point past the end
     const Path& path = tracker_.path();
-    const Vec3 attitude = mpc::EulerZyx(path.orientation.toRotationMatrix());
     std::vector<Vec6> refs(static_cast<size_t>(o.horizon + 1));
     for (int k = 0; k <= o.horizon; ++k) {
       const size_t i = std::min(path.points.size() - 1, tracker_.target() + static_cast<size_t>(k));
-      refs[static_cast<size_t>(k)] << path.points[i], attitude;
+      // the attitude at that point (yaw in -pi..pi; Plan unwraps it along the horizon)
+      refs[static_cast<size_t>(k)] << path.points[i], mpc::EulerZyx(path.OrientationAt(i).toRotationMatrix());
     }
     MpcPlan plan = mpc_->Plan(sampled_state_, refs);
     if (plan.fallback) {

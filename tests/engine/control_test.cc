@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include "nereid/control.h"
+#include "nereid/kinematics.h"
 #include "nereid/path.h"
 #include "nereid/runner.h"
 #include "nereid/simulation.h"
@@ -172,6 +173,132 @@ TEST_CASE("a path follower at the pose rate changes its thrust only at the pose 
   }
   CHECK(changes_off_sample == 0);
   CHECK(changes_on_sample >= 5);  // the vehicle moves, so the samples' thrusts differ
+}
+
+// yaw of a body's attitude (ZYX), -pi..pi
+double YawOf(const mjData* d, int body) {
+  const Mat3 R = BodyRotation(d, body);
+  return std::atan2(R(1, 0), R(0, 0));
+}
+
+// yaw of a rotation about +z (roll and pitch zero), -pi..pi
+double Yaw(const Eigen::Quaterniond& q) {
+  const Mat3 R = q.toRotationMatrix();
+  return std::atan2(R(1, 0), R(0, 0));
+}
+
+TEST_CASE("pillar path: a helix at the stand-off, facing the pillar, its yaw turning through +-pi") {
+  PillarSpec spec;
+  spec.center_x = 2;
+  spec.center_y = -1;
+  spec.radius = 0.4;
+  spec.standoff = 1.1;
+  spec.z_start = -1;
+  spec.z_end = -2.5;
+  spec.turns = 1.5;
+  spec.point_spacing = 0.05;
+  for (const bool ccw : {true, false}) {
+    spec.ccw = ccw;
+    const Path path = PillarPath(spec);
+    REQUIRE(path.orientations.size() == path.points.size());
+    // length: the helix's closed form, sqrt((2 pi r turns)^2 + dz^2)
+    const double length = std::hypot(2 * M_PI * 1.5 * 1.5, 1.5);
+    CHECK(spec.Length() == doctest::Approx(length).epsilon(1e-12));
+    CHECK(path.Length() == doctest::Approx(length).epsilon(1e-3));  // chords of 0.05 m on r = 1.5 m
+    CHECK(path.points.front().isApprox(Vec3(2 - 1.5, -1, -1), 1e-12));  // start_angle pi: the -x side
+    CHECK(path.points.back().z() == doctest::Approx(-2.5).epsilon(1e-12));
+    double turned = 0, worst_radius = 0, worst_facing = 0, worst_slope = 0;
+    for (size_t i = 0; i < path.points.size(); ++i) {
+      const Vec3 p = path.points[i];
+      const Eigen::Vector2d to_axis = Eigen::Vector2d(2, -1) - p.head<2>();
+      worst_radius = std::max(worst_radius, std::abs(to_axis.norm() - 1.5));
+      // the vehicle's x axis points at the axis, level
+      const Vec3 forward = path.orientations[i] * Vec3::UnitX();
+      worst_facing = std::max(worst_facing, (forward.head<2>() - to_axis.normalized()).norm() + std::abs(forward.z()));
+      if (i == 0) continue;
+      CHECK((p - path.points[i - 1]).norm() <= spec.point_spacing + 1e-12);
+      // equal angle steps are equal depth steps (a constant pitch)
+      const double step = std::remainder(Yaw(path.orientations[i]) - Yaw(path.orientations[i - 1]), 2 * M_PI);
+      worst_slope = std::max(worst_slope, std::abs((p.z() - path.points[i - 1].z()) / step * (ccw ? 1 : -1) -
+                                                   (-1.5 / (2 * M_PI * 1.5))));
+      turned += step;
+    }
+    CHECK(worst_radius <= 1e-12);
+    CHECK(worst_facing <= 1e-12);
+    CHECK(worst_slope <= 1e-9);
+    // one and a half turns of yaw, in the path's direction: through +-pi at least once
+    CHECK(turned == doctest::Approx((ccw ? 1 : -1) * 2 * M_PI * 1.5).epsilon(1e-12));
+    CHECK(Yaw(path.orientations.front()) == doctest::Approx(0).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("the PID's yaw error is wrapped: a turn through +-pi takes the short way") {
+  auto sim = Simulation::LoadFile(test::ModelPath("raybot/raybot.xml"));
+  const mjModel* m = sim->model();
+  mjData* d = sim->data();
+  const int body = mj_name2id(m, mjOBJ_BODY, "raybot");
+  sim->Reset(0);
+  const double from = M_PI - 0.17, to = -M_PI + 0.17;  // 170 and -170 degrees: 20 degrees apart
+  const Eigen::Quaterniond q0(Eigen::AngleAxisd(from, Vec3::UnitZ()));
+  d->qpos[2] = -2;
+  d->qpos[3] = q0.w(), d->qpos[6] = q0.z();
+  mj_forward(m, d);
+  CascadedPid pid(*sim, body, CascadedPidGains::Raybot());
+  const Eigen::Quaterniond q_ref(Eigen::AngleAxisd(to, Vec3::UnitZ()));
+  double yaw = from, previous = from, farthest = 0;
+  for (int k = 0; k < 2000; ++k) {  // 10 s
+    pid.Update(m, d, Vec3(0, 0, -2), q_ref, m->opt.timestep);
+    sim->Step();
+    const double now = YawOf(d, body);
+    yaw += std::remainder(now - previous, 2 * M_PI);  // unwrapped
+    previous = now;
+    farthest = std::max(farthest, std::abs(yaw - from));
+  }
+  const double error = std::abs(std::remainder(yaw - to, 2 * M_PI));
+  MESSAGE("yaw " << yaw << " rad (unwrapped), error " << error << " rad, farthest from the start " << farthest);
+  // it turned +0.34 rad through +pi to -170 degrees, never the 5.94 rad the other way
+  CHECK(yaw == doctest::Approx(from + 0.34).epsilon(1e-3));
+  CHECK(error < 0.01);  // settling after 10 s (the integral terms): 0.0036 rad
+  CHECK(farthest < 0.34 * 1.2);  // at most a 20 % overshoot of the 20-degree turn
+}
+
+TEST_CASE("a path follower flies a full turn around a pillar: yaw error bounded through +-pi") {
+  auto sim = Simulation::LoadFile(test::ModelPath("raybot/raybot.xml"));
+  const mjModel* m = sim->model();
+  mjData* d = sim->data();
+  const int body = mj_name2id(m, mjOBJ_BODY, "raybot");
+  sim->Reset(0);
+  PillarSpec spec;
+  spec.radius = 0.3;
+  spec.standoff = 0.7;
+  spec.z_start = spec.z_end = -2;
+  spec.turns = 1;
+  const Path path = PillarPath(spec);
+  d->qpos[0] = path.points[0].x(), d->qpos[1] = path.points[0].y(), d->qpos[2] = path.points[0].z();
+  mj_forward(m, d);
+  PathFollower follower(path, CascadedPid(*sim, body), ReferenceRule{ReferenceRule::Kind::kClosestAhead, 0.1, 2}, 0);
+  double yaw = 0, previous = 0, worst_error = 0;
+  int k = 0;
+  for (; k < 12000 && !follower.done(); ++k) {  // at most 60 s
+    follower.Update(m, d, body, m->opt.timestep);
+    sim->Step();
+    const double now = YawOf(d, body);
+    yaw += std::remainder(now - previous, 2 * M_PI);
+    previous = now;
+    // yaw error to the path's attitude at the closest point, wrapped
+    const double want = Yaw(path.OrientationAt(ClosestPoint(path.points, BodyPosition(d, body))));
+    worst_error = std::max(worst_error, std::abs(std::remainder(now - want, 2 * M_PI)));
+  }
+  const TrackingReport& t = follower.report();
+  MESSAGE("pillar turn: " << k * m->opt.timestep << " s, yaw turned " << yaw << " rad, largest yaw error "
+                          << worst_error << " rad, cross-track mean " << t.mean_distance << " max " << t.max_distance
+                          << " m");
+  CHECK(follower.done());
+  CHECK(yaw == doctest::Approx(2 * M_PI).epsilon(0.02));  // one turn, counter-clockwise, no extra spin
+  CHECK(worst_error < 0.2);
+  CHECK(t.max_distance < 0.1);
+  CHECK(t.mean_distance <= t.max_distance);
+  CHECK(t.mse_position <= t.max_distance * t.max_distance);
 }
 
 }  // TEST_SUITE

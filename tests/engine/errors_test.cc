@@ -354,6 +354,48 @@ TEST_CASE("scenario: malformed JSON and bad values name the file, the JSON path 
   CHECK(parse(R"({"model": "m.xml", "scene": {"floor": 2}})").find("case.json: /scene/floor: unknown key") == 0);
 }
 
+TEST_CASE("scenario: a bad pillar path names the key and the value") {
+  auto parse = [](const std::string& pillar, const std::string& extra = "") -> std::string {
+    try {
+      Scenario::FromString(R"({"model": "m.xml", "controller": {"type": "cascaded_pid", "body": "b", )" + extra +
+                               R"("path": {"pillar": )" + pillar + "}}}",
+                           "case.json", "");
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string base = R"("center": [1, 2], "z_start": -1, "z_end": -3)";
+  const std::string p = "case.json: /controller/path/pillar";
+  CHECK(parse("{" + base + R"(, "radius": 0.5, "standoff": 1})") == "");
+  CHECK(parse("{" + base + R"(, "radius": -0.5, "standoff": 1})") == p + "/radius: must be > 0 (got -0.5)");
+  CHECK(parse("{" + base + R"(, "radius": 0.5, "standoff": 0})") == p + "/standoff: must be > 0 (got 0)");
+  CHECK(parse("{" + base + R"(, "radius": 0.5, "standoff": 1, "turns": 0})") ==
+        p + "/turns: must be > 0 and <= 1000 (got 0)");
+  CHECK(parse("{" + base + R"(, "radius": 0.5, "standoff": 1, "turns": -2})") ==
+        p + "/turns: must be > 0 and <= 1000 (got -2)");
+  CHECK(parse("{" + base + R"(, "radius": 0.5, "standoff": 1, "turns": 2, "pitch": 1})").find(
+            p + ": give turns or pitch, not both") == 0);
+  CHECK(parse(R"({"center": [1, 2], "z_start": -2, "z_end": -2, "radius": 0.5, "standoff": 1, "pitch": 1})") ==
+        p + "/pitch: needs z_start != z_end (a level circle: give turns) (got 1)");
+  CHECK(parse("{" + base + R"(, "radius": 0.5, "standoff": 1, "pitch": 1e-6})") ==
+        p + "/pitch: gives 2000000.000000 turns; at most 1000 (got 1e-06)");
+  CHECK(parse("{" + base + R"(, "radius": 0.5, "standoff": 1, "direction": "up"})") ==
+        p + "/direction: expected \"ccw\" or \"cw\" (got \"up\")");
+  CHECK(parse("{" + base + R"(, "radius": 0.5, "standoff": 1, "start_angle": 400})") ==
+        p + "/start_angle: must be in -360..360 degrees (got 400)");
+  CHECK(parse(R"({"center": [1e9, 0], "z_start": -1, "z_end": -3, "radius": 0.5, "standoff": 1})")
+            .find(p + "/center: must be within +-1e5 m") == 0);
+  CHECK(parse(R"({"center": [1, 2], "z_start": -1, "radius": 0.5, "standoff": 1})") ==
+        p + "/z_end: missing required key");
+  // 1000 turns of r = 1e5 m at 1 mm: too many points, refused before any is made
+  CHECK(parse("{" + base + R"(, "radius": 1e5, "standoff": 1, "turns": 1000, "point_spacing": 0.001})")
+            .find(p + ": the path would have ") == 0);
+  CHECK(parse("{" + base + R"(, "radius": 0.5, "standoff": 1})", R"("orientation": [1, 0, 0, 0], )") ==
+        "case.json: /controller/orientation: the pillar path faces the pillar: its attitude turns along it, give no "
+        "orientation (got [1,0,0,0])");
+}
+
 TEST_CASE("scenario: names that do not exist in the model") {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "nereid_errors_test";
   std::filesystem::create_directories(dir);

@@ -372,6 +372,37 @@ TEST_CASE("The MPC as a policy for the station-keeping RL task beats zero thrust
   CHECK_THROWS_AS(MpcStationPolicy(batch.env(0), options), ConfigError);   // not whole env steps
 }
 
+TEST_CASE("The yaw reference is unwrapped along the horizon: a turn through +-pi takes the short way") {
+  // the Raybot at yaw 170 degrees, its references turning 15 degrees per stage (225 over
+  // N = 15, as a pillar helix's points do), each given in -180..180: the references cross
+  // +-pi at stage 1 and pass 360 degrees from the state at stage 13
+  auto sim = Simulation::LoadFile(test::ModelPath("raybot/raybot.xml"), SimulationOptions{});
+  const int body = mj_name2id(sim->model(), mjOBJ_BODY, "raybot");
+  sim->Reset(0);
+  MpcOptions options;
+  VehicleMpc mpc(*sim, body, options);
+  Eigen::VectorXd x = Eigen::VectorXd::Zero(mpc.state_size());
+  const double from = 170 * M_PI / 180, step = 15 * M_PI / 180;
+  x << 0, 0, -2, 0, 0, from, 0, 0, 0, 0, 0, 0;
+  std::vector<Vec6> refs;
+  for (int k = 0; k <= options.horizon; ++k) {
+    Vec6 ref;
+    ref << 0, 0, -2, 0, 0, std::remainder(from + k * step, 2 * M_PI);
+    refs.push_back(ref);
+  }
+  const MpcPlan plan = mpc.Plan(x, refs);
+  REQUIRE_FALSE(plan.fallback);
+  const Eigen::VectorXd yaw = plan.states.row(5).transpose();
+  double least_step = 0;
+  for (Eigen::Index k = 1; k < yaw.size(); ++k) least_step = std::min(least_step, yaw[k] - yaw[k - 1]);
+  MESSAGE("planned yaw from " << yaw[0] << " to " << yaw[yaw.size() - 1] << " rad; most negative step " << least_step);
+  // one way only, counter-clockwise, up to the rate limit: 0.5 rad/s over 7.5 s is 3.75 rad,
+  // the references ask 3.93 rad
+  CHECK(least_step > -1e-6);
+  CHECK(yaw[yaw.size() - 1] - from > M_PI);  // through +pi and more than half a turn on
+  CHECK(yaw.maxCoeff() - from <= options.velocity_limit * options.horizon * options.control_period + 1e-6);
+}
+
 TEST_CASE("A failed solve gives a named warning and the fallback input, never an abort") {
   // spinning at 6 rad/s in yaw: the largest yaw moment the thrusters give (about 65 N m
   // on 9.4 kg m^2 with added inertia) cannot bring r within 0.5 rad/s in 0.5 s, so eq. 4.3
