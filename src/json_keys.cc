@@ -722,6 +722,25 @@ const JsonObject kVmsControllerKeys{
     false,
     "a vehicle PD and joint loops: give a vehicle, joints, or both"};
 
+// ---- navigation (docs/sensors.md, "Navigation") ----
+
+const JsonObject kNavigationKeys{
+    "navigation",
+    {
+        Key("body", T::kString).DefaultDoc("the controller's body, else the first `stabilize` hold's")
+            .Means("the vehicle the filter estimates (its nereid.imu, nereid.pressure, nereid.dvl and nereid.acoustic)"),
+        Key("initial_position_sd", T::kNumber).Above(0).Units("m").Default("0.05")
+            .Means("the filter's initial position standard deviation (it starts at the true state)"),
+        Key("initial_velocity_sd", T::kNumber).Above(0).Units("m/s").Default("0.02")
+            .Means("initial velocity standard deviation"),
+        Key("initial_attitude_sd", T::kNumber).Above(0).Units("rad").Default("0.01")
+            .Means("initial attitude standard deviation (each axis)"),
+        Key("acoustic", T::kBool).Default("true")
+            .Means("false: ignore the acoustic fixes (dead reckoning on IMU, DVL, depth and heading)"),
+    },
+    false,
+    "the navigation filter's settings"};
+
 // ---- the document ----
 
 const JsonObject kScenarioKeys{
@@ -754,6 +773,12 @@ const JsonObject kScenarioKeys{
         Enum("constraints", Quoted(kConstraintMethodNames)).Default("\"mujoco\"")
             .DefaultDoc("`--constraints`, else this, else `\"mujoco\"`").Means("who enforces the model's uk: welds"),
         Key("scene", T::kObject, {&kSceneKeys}).Means("walls, seabed, terrain and pillars: collision geometry"),
+        Enum("feedback", {"\"truth\"", "\"estimate\""}).Default("\"truth\"")
+            .Means("what the PID, MPC and stabilize read: the true state, or the navigation filter's estimate"),
+        Key("seed", T::kInteger).Range(0, 2147483647).DefaultDoc("none: the sensors' own streams")
+            .Means("the run's seed, mixed into every Nereid sensor's noise stream"),
+        Key("navigation", T::kObject, {&kNavigationKeys}).DefaultDoc("none (with feedback estimate: the defaults)")
+            .Means("run the navigation filter (est.* columns) with these settings"),
         Key("description", T::kAny).DefaultDoc("ignored").Means("free text for people"),
         Key("peak", T::kObject, {&kPeakKeys}).Crosscheck()
             .Means("nereid crosscheck: the angle whose first peak is reported"),
@@ -774,7 +799,7 @@ const std::vector<const JsonObject*>& AllJsonObjects() {
   static const std::vector<const JsonObject*> all = {
       &kScenarioKeys, &kInitialStateKeys, &kBodyStateKeys, &kJointStateKeys, &kCurrentKeys, &kWavesKeys, &kControlKeys,
       &kWrenchKeys, &kPidControllerKeys, &kPidGainsKeys, &kPathKeys, &kZigZagKeys, &kPillarPathKeys, &kReferenceKeys,
-      &kStabilizeKeys, &kStabilizeGainsKeys, &kSceneKeys, &kWallKeys, &kPillarKeys, &kTerrainKeys, &kWeldKeys, &kUkKeys, &kPeakKeys,
+      &kStabilizeKeys, &kStabilizeGainsKeys, &kNavigationKeys, &kSceneKeys, &kWallKeys, &kPillarKeys, &kTerrainKeys, &kWeldKeys, &kUkKeys, &kPeakKeys,
       &kMpcControllerKeys, &kMpcSolverKeys, &kVmsControllerKeys, &kVehiclePdKeys, &kVehicleReferenceKeys,
       &kJointLoopKeys, &kIkKeys, &kIkTargetKeys, &kSignalKeys, &kSineKeys, &kRampKeys, &kLinearKeys};
   return all;

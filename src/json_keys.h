@@ -130,6 +130,7 @@ extern const JsonObject kControlKeys;            // controls[i]
 extern const JsonObject kWrenchKeys;             // wrenches[i]
 extern const JsonObject kStabilizeGainsKeys;     // stabilize[i].gains
 extern const JsonObject kStabilizeKeys;          // stabilize[i]
+extern const JsonObject kNavigationKeys;         // navigation
 extern const JsonObject kWallKeys;               // scene.wall
 extern const JsonObject kSceneKeys;              // scene
 extern const JsonObject kPillarKeys;             // scene.pillars[i]

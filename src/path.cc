@@ -127,13 +127,15 @@ bool PathTracker::Update(const mjData* d, int body) {
     at_end = closest_ == last && (path_.points[last] - p).norm() < rule_.acceptance_radius;
   }
   if (!report_.completed) {
-    const double distance = path_.Distance(p);
+    const Vec3 scored_p = scored_ ? scored_->position : p;
+    const Mat3 scored_R = scored_ ? scored_->rotation : BodyRotation(d, body);
+    const double distance = path_.Distance(scored_p);
     // the attitude the path asks for here: at the closest point where it turns along the path
     const size_t here = path_.orientations.empty() ? 0
                         : rule_.kind == ReferenceRule::Kind::kClosestAhead ? closest_
                                                                            : ClosestPoint(path_.points, p);
     const Eigen::AngleAxisd rotation(
-        Eigen::Quaterniond(BodyRotation(d, body).transpose() * path_.OrientationAt(here).toRotationMatrix()));
+        Eigen::Quaterniond(scored_R.transpose() * path_.OrientationAt(here).toRotationMatrix()));
     sum_position_ += distance * distance;
     sum_distance_ += distance;
     sum_rotation_ += rotation.angle() * rotation.angle();

@@ -101,7 +101,83 @@ ScenarioControl::ScenarioControl(const Scenario& scenario, Simulation& sim) : sc
     vms_ = std::make_unique<VmsController>(sim, *scenario.vms_controller, scenario.source);
   }
   holds_ = scenario.MakeStabilizers(sim);
+  if (scenario.seed || scenario.navigation) {
+    // the sensors restart at the scenario's initial state (their first sample was taken at
+    // load, before it was applied), with the run's seed (0: their own streams)
+    SeedSensors(sim.model(), sim.data(), scenario.seed.value_or(0));
+    sim.Forward();
+  }
+  if (scenario.navigation) {
+    const mjModel* m = sim.model();
+    const std::string& name = scenario.navigation->body;
+    int body = controlled_body_ >= 0 ? controlled_body_ : !holds_.empty() ? holds_.front().body() : -1;
+    if (!name.empty()) {
+      body = mj_name2id(m, mjOBJ_BODY, name.c_str());
+      if (body <= 0) {
+        throw ConfigError(scenario.source + ": /navigation/body: no body named '" + Excerpt(name) + "' in " +
+                          sim.source());
+      }
+    }
+    if (body < 0) {
+      throw ConfigError(scenario.source + ": /navigation: no vehicle to estimate: give navigation.body, a "
+                        "controller or a stabilize hold");
+    }
+    navigator_ = std::make_unique<Navigator>(m, sim.data(), body, scenario.navigation->settings, scenario.source,
+                                             sim.source());
+  }
 }
+
+namespace {
+
+// Writes a navigator's estimate of its body into d (the free joint's qpos and qvel, and
+// xpos, xquat, xmat and cvel, which the controllers read) and puts the truth back when it
+// goes: the controllers of a "feedback": "estimate" scenario run inside one.
+class EstimateInData {
+ public:
+  EstimateInData(const mjModel* m, mjData* d, const Navigator& nav) : m_(m), d_(d), b_(nav.body()) {
+    const int jnt = m->body_jntadr[b_];
+    qpos_ = d->qpos + m->jnt_qposadr[jnt];
+    qvel_ = d->qvel + m->jnt_dofadr[jnt];
+    std::copy(qpos_, qpos_ + 7, saved_qpos_);
+    std::copy(qvel_, qvel_ + 6, saved_qvel_);
+    std::copy(d->xpos + 3 * b_, d->xpos + 3 * b_ + 3, saved_xpos_);
+    std::copy(d->xquat + 4 * b_, d->xquat + 4 * b_ + 4, saved_xquat_);
+    std::copy(d->xmat + 9 * b_, d->xmat + 9 * b_ + 9, saved_xmat_);
+    std::copy(d->cvel + 6 * b_, d->cvel + 6 * b_ + 6, saved_cvel_);
+    const BodyEstimate& e = nav.estimate();
+    const Eigen::Quaterniond& q = e.quaternion;
+    const double quat[4] = {q.w(), q.x(), q.y(), q.z()};
+    for (int i = 0; i < 3; ++i) qpos_[i] = d->xpos[3 * b_ + i] = e.position[i];
+    for (int i = 0; i < 4; ++i) qpos_[3 + i] = d->xquat[4 * b_ + i] = quat[i];
+    mju_quat2Mat(d->xmat + 9 * b_, quat);
+    for (int i = 0; i < 3; ++i) qvel_[i] = e.velocity[i], qvel_[3 + i] = e.angular_velocity[i];
+    // cvel: world angular velocity, and the linear velocity at the root's centre of mass
+    const Vec3 w = q * e.angular_velocity;
+    const mjtNum* c = d->subtree_com + 3 * m->body_rootid[b_];
+    const Vec3 lin = e.velocity - w.cross(e.position - Vec3(c[0], c[1], c[2]));
+    for (int i = 0; i < 3; ++i) d->cvel[6 * b_ + i] = w[i], d->cvel[6 * b_ + 3 + i] = lin[i];
+  }
+  ~EstimateInData() {
+    std::copy(saved_qpos_, saved_qpos_ + 7, qpos_);
+    std::copy(saved_qvel_, saved_qvel_ + 6, qvel_);
+    std::copy(saved_xpos_, saved_xpos_ + 3, d_->xpos + 3 * b_);
+    std::copy(saved_xquat_, saved_xquat_ + 4, d_->xquat + 4 * b_);
+    std::copy(saved_xmat_, saved_xmat_ + 9, d_->xmat + 9 * b_);
+    std::copy(saved_cvel_, saved_cvel_ + 6, d_->cvel + 6 * b_);
+  }
+  EstimateInData(const EstimateInData&) = delete;
+  EstimateInData& operator=(const EstimateInData&) = delete;
+
+ private:
+  const mjModel* m_;
+  mjData* d_;
+  int b_;
+  mjtNum* qpos_;
+  mjtNum* qvel_;
+  mjtNum saved_qpos_[7], saved_qvel_[6], saved_xpos_[3], saved_xquat_[4], saved_xmat_[9], saved_cvel_[6];
+};
+
+}  // namespace
 
 ScenarioControl::~ScenarioControl() = default;
 
@@ -109,6 +185,14 @@ bool ScenarioControl::BeforeStep() {
   const mjModel* m = sim_.model();
   mjData* d = sim_.data();
   scenario_.ApplyInputs(sim_, d->time);
+  if (navigator_) navigator_->Update(m, d);
+  std::optional<EstimateInData> estimate;
+  if (scenario_.feedback_estimate) {
+    // the path is scored on the true pose; the controllers and the reference see the estimate
+    if (follower_) follower_->SetScoredPose(PathTracker::Pose{BodyPosition(d, controlled_body_),
+                                                              BodyRotation(d, controlled_body_)});
+    estimate.emplace(m, d, *navigator_);
+  }
   if (follower_) {
     follower_->Update(m, d, controlled_body_, m->opt.timestep);
     if (follower_->done() && scenario_.controller->stop_when_done) return false;
@@ -212,6 +296,12 @@ class RunRecorder {
         holds_path_((std::filesystem::path(dir) / "stabilize.csv").string()), columns_(TrajectoryColumns(m)) {
     for (const Stabilize& h : holds) hold_columns_ += 2 + h.thrusters().names.size();
   }
+  // the navigation filter's est.* columns after the others (docs/outputs.md)
+  void SetNavigator(const Navigator* navigator) {
+    navigator_ = navigator;
+    if (!navigator) return;
+    for (const std::string& c : Navigator::EstColumns()) columns_.push_back(c);
+  }
 
   // An upper bound of the bytes `rows` rows take.
   double EstimateBytes(double rows) const {
@@ -243,6 +333,7 @@ class RunRecorder {
 
   void Row(const mjData* d) {
     TrajectoryRow(m_, d, &row_);
+    if (navigator_) navigator_->EstRow(d, &row_);
     std::ostream& out = trajectory_->stream();
     for (size_t i = 0; i < row_.size(); ++i) out << (i ? "," : "") << row_[i];
     out << "\n";
@@ -271,6 +362,7 @@ class RunRecorder {
   size_t hold_columns_ = 0;
   std::optional<OutputFile> trajectory_, holds_file_;
   std::vector<double> row_;
+  const Navigator* navigator_ = nullptr;
 };
 
 // The number of steps of `duration` at the model's time step, bounded before it is rounded
@@ -443,6 +535,7 @@ RunResult Run(const RunOptions& options, std::ostream* log, std::ostream* errors
   }
   const std::vector<Stabilize> no_holds;
   RunRecorder recorder(options.out_dir, m, control ? control->holds() : no_holds);
+  recorder.SetNavigator(control ? control->navigator() : nullptr);
 
   std::error_code dir_error;
   std::filesystem::create_directories(options.out_dir, dir_error);

@@ -711,6 +711,26 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
   if (root.contains("scene")) s.scene = ReadScene(r, root["scene"], "/scene", base_dir);
   if (root.contains("stabilize")) s.stabilize = ReadStabilize(r, root["stabilize"], "/stabilize");
   CheckWaterDepth(r, s, root);
+  if (root.contains("seed")) {
+    s.seed = static_cast<uint64_t>(ReadInt(r, root["seed"], "/seed", 0, std::numeric_limits<int>::max()));
+  }
+  if (root.contains("feedback")) s.feedback_estimate = r.String(root["feedback"], "/feedback") == "estimate";
+  if (root.contains("navigation") || s.feedback_estimate) {
+    Navigation nav;
+    if (root.contains("navigation")) {
+      const json& n = root["navigation"];
+      r.Keys(n, "/navigation", detail::kNavigationKeys);
+      if (n.contains("body")) nav.body = r.String(n["body"], "/navigation/body");
+      NavigationSettings& g = nav.settings;
+      for (auto [key, value] : {std::pair{"initial_position_sd", &g.initial_position_sd},
+                                std::pair{"initial_velocity_sd", &g.initial_velocity_sd},
+                                std::pair{"initial_attitude_sd", &g.initial_attitude_sd}}) {
+        if (n.contains(key)) *value = r.Positive(n[key], std::string("/navigation/") + key);
+      }
+      if (n.contains("acoustic")) g.use_acoustic = r.Bool(n["acoustic"], "/navigation/acoustic");
+    }
+    s.navigation = nav;
+  }
 
   if (root.contains("wrenches")) {
     const json& list = root["wrenches"];

@@ -39,6 +39,8 @@ import seed002_recorded  # noqa: E402
 import validate_coefficients  # noqa: E402
 import validate_identify  # noqa: E402
 import validate_sensors  # noqa: E402
+import validate_navigation  # noqa: E402
+import validate_ocean  # noqa: E402
 
 
 def body_velocity(t, body):
@@ -1279,7 +1281,8 @@ def main():
                 seed002_recorded.section(r, figdir),
                 seed003(r, figdir), seed004(r, figdir), seed004_appendix_c(r, figdir),
                 validate_coefficients.section(r, figdir), validate_identify.section(r, figdir),
-                validate_sensors.section(r, figdir)]
+                validate_navigation.section(r, figdir),
+                validate_sensors.section(r, figdir), validate_ocean.section(r, figdir)]
     commands = "\n".join(r.log)
     report = f"""# Validation against the seed documents
 

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <deque>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -110,6 +111,13 @@ class PathTracker {
 
   // Call once per step, before stepping. Returns true when it took a sample.
   bool Update(const mjData* d, int body);
+  // A pose to score (MSE) instead of the one in d, which then only picks the reference
+  // and the end: a "feedback": "estimate" run scores the truth while flying on the estimate.
+  struct Pose {
+    Vec3 position;
+    Mat3 rotation;
+  };
+  void SetScoredPose(const Pose& pose) { scored_ = pose; }
   size_t target() const { return target_; }    // the reference point's index
   size_t closest() const { return closest_; }  // closest point at the last sample
   bool done() const { return report_.completed; }
@@ -124,6 +132,7 @@ class PathTracker {
   double next_sample_ = 0;
   size_t target_ = 0, closest_ = 0;
   double start_time_ = -1;
+  std::optional<Pose> scored_;
   double sum_position_ = 0, sum_rotation_ = 0, sum_distance_ = 0;
   TrackingReport report_;
 };
@@ -160,6 +169,8 @@ class PathController {
   size_t target() const { return tracker_.target(); }
   const TrackingReport& report() const { return tracker_.report(); }
   const Path& path() const { return tracker_.path(); }
+  // the pose the next Update scores (PathTracker::SetScoredPose)
+  void SetScoredPose(const PathTracker::Pose& pose) { tracker_.SetScoredPose(pose); }
   // Controller-specific results for summary.json (a JSON object's text; empty if none),
   // its log files written into `dir`, and warnings (e.g. failed solves).
   virtual std::string SummaryJson() const { return {}; }

@@ -81,6 +81,10 @@ class ScenarioControl {
   int controlled_body() const { return controlled_body_; }
   VmsController* vms() const { return vms_.get(); }
   const std::vector<Stabilize>& holds() const { return holds_; }
+  // The navigation filter (scenario "navigation" or "feedback": "estimate"; null without):
+  // after each BeforeStep() its estimate() is the vehicle's estimated state at d->time
+  // (nereid/navigator.h), what a viewer draws as the vehicle's ghost.
+  const Navigator* navigator() const { return navigator_.get(); }
 
  private:
   const Scenario& scenario_;
@@ -89,6 +93,7 @@ class ScenarioControl {
   std::unique_ptr<VmsController> vms_;
   std::vector<Stabilize> holds_;
   int controlled_body_ = -1;
+  std::unique_ptr<Navigator> navigator_;
 };
 
 // `log` gets the progress lines ("nereid run: ...", "wrote ..."), `errors` a diverged or

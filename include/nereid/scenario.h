@@ -18,6 +18,7 @@
 #include "nereid/mpc.h"
 #include "nereid/path.h"
 #include "nereid/simulation.h"
+#include "nereid/navigator.h"
 #include "nereid/stabilize.h"
 #include "nereid/uk.h"
 #include "nereid/vms.h"
@@ -147,6 +148,18 @@ struct Scenario {
   std::optional<ConstraintMethod> constraints;  // who enforces "uk:" welds (default MuJoCo)
   Scene scene;                                  // walls, seabed, terrain, pillars
   std::optional<Crosscheck> crosscheck;         // nereid crosscheck's keys
+  // "feedback": "estimate": the controllers (PID, MPC, stabilize) read the navigation
+  // filter's estimate of their body instead of the truth (docs/sensors.md, "Navigation")
+  bool feedback_estimate = false;
+  // "navigation": the filter's settings; present (or feedback_estimate) runs the filter
+  struct Navigation {
+    std::string body;  // empty: the controller's body, else the first stabilize hold's
+    NavigationSettings settings;
+  };
+  std::optional<Navigation> navigation;
+  // "seed": the run's seed for the sensors' noise streams (nereid::SeedSensors); none: the
+  // model's own streams (as seed 0)
+  std::optional<uint64_t> seed;
 
   // Parses a scenario file / text. Throws ConfigError "<file>: <json path>: <rule> (got ...)".
   // The file must be a regular file of at most kMaxScenarioBytes.

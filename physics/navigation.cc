@@ -1,0 +1,180 @@
+// Copyright Nereid authors.
+#include "nereid/navigation.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <Eigen/Dense>
+
+namespace nereid::nav {
+
+Quat ExpQuat(const Vec3& theta) {
+  const double a = theta.norm();
+  if (a < 1e-8) {
+    // second-order series: cos(a/2) ~ 1 - a²/8, sin(a/2)/a ~ 1/2 - a²/48
+    const Vec3 xyz = theta * (0.5 - a * a / 48.0);
+    return Quat(1.0 - a * a / 8.0, xyz.x(), xyz.y(), xyz.z()).normalized();
+  }
+  const Vec3 xyz = theta * (std::sin(0.5 * a) / a);
+  return Quat(std::cos(0.5 * a), xyz.x(), xyz.y(), xyz.z());
+}
+
+Vec3 LogQuat(const Quat& q_in) {
+  Quat q = q_in.normalized();
+  if (q.w() < 0) q.coeffs() = -q.coeffs();  // the shorter way round
+  const Vec3 xyz = q.vec();
+  const double s = xyz.norm();
+  if (s < 1e-12) return 2.0 * xyz;
+  return xyz * (2.0 * std::atan2(s, q.w()) / s);
+}
+
+double Heading(const Mat3& R) { return std::atan2(R(1, 0), R(0, 0)); }
+
+Eigen::RowVector3d HeadingJacobian(const Mat3& R) {
+  // R' = R (I + [δθ]x): the first column changes by R (δθ x e_x) = R (0, δθz, -δθy)
+  const double n = R(0, 0) * R(0, 0) + R(1, 0) * R(1, 0);
+  Eigen::RowVector3d J;
+  J << 0.0, -(R(0, 0) * R(1, 2) - R(1, 0) * R(0, 2)) / n, (R(0, 0) * R(1, 1) - R(1, 0) * R(0, 1)) / n;
+  return J;
+}
+
+Mat3 SphericalFixCovariance(double range, double bearing, double elevation, double sigma_range,
+                            double sigma_angle) {
+  const double cb = std::cos(bearing), sb = std::sin(bearing), ce = std::cos(elevation),
+               se = std::sin(elevation);
+  Mat3 J;
+  J.col(0) << ce * cb, ce * sb, se;
+  J.col(1) << -range * ce * sb, range * ce * cb, 0.0;
+  J.col(2) << -range * se * cb, -range * se * sb, range * ce;
+  const Vec3 var(sigma_range * sigma_range, sigma_angle * sigma_angle, sigma_angle * sigma_angle);
+  return J * var.asDiagonal() * J.transpose();
+}
+
+Mat3 DvlGeometry(const std::vector<Vec3>& beams) {
+  Mat3 DtD = Mat3::Zero();
+  for (const Vec3& b : beams) DtD += b * b.transpose();
+  return DtD.inverse();
+}
+
+NavState PropagateNominal(const NavState& x, const Vec3& f, const Vec3& w, double h, const Vec3& gravity) {
+  NavState y = x;
+  const Vec3 a = x.q.toRotationMatrix() * (f - x.ba) + gravity;
+  y.p += x.v * h + 0.5 * a * h * h;
+  y.v += a * h;
+  y.q = (x.q * ExpQuat((w - x.bg) * h)).normalized();
+  y.time += h;
+  return y;
+}
+
+ErrorStateKf::ErrorStateKf(const NavState& x0, const Mat15& P0, const ImuNoise& imu, const Vec3& gravity)
+    : x_(x0), P_(P0), imu_(imu), g_(gravity) {
+  history_.push_back(x_);
+}
+
+void ErrorStateKf::Propagate(const Vec3& f, const Vec3& w, double h) {
+  if (!(h > 0)) return;
+  const Mat3 R = x_.q.toRotationMatrix();
+  const Vec3 fa = f - x_.ba, wa = w - x_.bg;
+  // the error state's transition (Solà eq. 269, first order in h)
+  Mat15 F = Mat15::Identity();
+  F.block<3, 3>(kP, kV) = Mat3::Identity() * h;
+  F.block<3, 3>(kV, kTheta) = -R * Skew(fa) * h;
+  F.block<3, 3>(kV, kBa) = -R * h;
+  F.block<3, 3>(kTheta, kTheta) = ExpQuat(wa * h).toRotationMatrix().transpose();
+  F.block<3, 3>(kTheta, kBg) = -Mat3::Identity() * h;
+  // white noise densities, the quantisation's variance per unit time added (step² T / 12)
+  const double T = imu_.period;
+  const double qa = imu_.accel_density * imu_.accel_density + imu_.accel_resolution * imu_.accel_resolution * T / 12;
+  const double qg = imu_.gyro_density * imu_.gyro_density + imu_.gyro_resolution * imu_.gyro_resolution * T / 12;
+  P_ = F * P_ * F.transpose();
+  for (int i = 0; i < 3; ++i) {
+    P_(kV + i, kV + i) += qa * h;
+    P_(kTheta + i, kTheta + i) += qg * h;
+    P_(kBa + i, kBa + i) += imu_.accel_walk * imu_.accel_walk * h;
+    P_(kBg + i, kBg + i) += imu_.gyro_walk * imu_.gyro_walk * h;
+  }
+  P_ = 0.5 * (P_ + P_.transpose());
+  x_ = PropagateNominal(x_, f, w, h, g_);  // the nominal state (Solà eq. 260)
+  history_.push_back(x_);
+  while (history_.size() > 2 && history_.front().time < x_.time - history_seconds_) history_.pop_front();
+}
+
+double ErrorStateKf::Update(const Eigen::Ref<const Eigen::VectorXd>& y, const Eigen::Ref<const Eigen::MatrixXd>& H,
+                            const Eigen::Ref<const Eigen::MatrixXd>& Rn) {
+  const Eigen::MatrixXd S = H * P_ * H.transpose() + Rn;
+  const Eigen::LLT<Eigen::MatrixXd> llt(S);
+  if (llt.info() != Eigen::Success) return -1;
+  const Eigen::MatrixXd K = P_ * H.transpose() * llt.solve(Eigen::MatrixXd::Identity(S.rows(), S.cols()));
+  const Vec15 dx = K * y;
+  const Mat15 IKH = Mat15::Identity() - K * H;
+  P_ = IKH * P_ * IKH.transpose() + K * Rn * K.transpose();  // Joseph form
+  // inject the error into the nominal state (Solà eq. 283)
+  x_.p += dx.segment<3>(kP);
+  x_.v += dx.segment<3>(kV);
+  x_.q = (x_.q * ExpQuat(dx.segment<3>(kTheta))).normalized();
+  x_.ba += dx.segment<3>(kBa);
+  x_.bg += dx.segment<3>(kBg);
+  // reset: G = I - [δθ/2]x on the attitude block (Solà eq. 287)
+  Mat15 G = Mat15::Identity();
+  G.block<3, 3>(kTheta, kTheta) -= Skew(0.5 * dx.segment<3>(kTheta));
+  P_ = G * P_ * G.transpose();
+  P_ = 0.5 * (P_ + P_.transpose());
+  if (!history_.empty()) history_.back() = x_;
+  return y.dot(llt.solve(y));
+}
+
+double ErrorStateKf::UpdateVelocity(const Vec3& v_sensor, const Mat3& C, const Vec3& r, const Vec3& w,
+                                    const Mat3& cov) {
+  const Mat3 R = x_.q.toRotationMatrix();
+  const Vec3 v_body = R.transpose() * x_.v;
+  const Vec3 predicted = C.transpose() * (v_body + (w - x_.bg).cross(r));
+  Eigen::Matrix<double, 3, 15> H = Eigen::Matrix<double, 3, 15>::Zero();
+  H.block<3, 3>(0, kV) = C.transpose() * R.transpose();
+  H.block<3, 3>(0, kTheta) = C.transpose() * Skew(v_body);
+  H.block<3, 3>(0, kBg) = C.transpose() * Skew(r);
+  return Update(v_sensor - predicted, H, cov);
+}
+
+double ErrorStateKf::UpdateDepth(double depth, const Vec3& r, double variance) {
+  const Mat3 R = x_.q.toRotationMatrix();
+  const double predicted = -(x_.p + R * r).z();
+  Eigen::Matrix<double, 1, 15> H = Eigen::Matrix<double, 1, 15>::Zero();
+  H(0, kP + 2) = -1;
+  H.block<1, 3>(0, kTheta) = (R * Skew(r)).row(2);
+  Eigen::Matrix<double, 1, 1> y(depth - predicted), Rn(variance);
+  return Update(y, H, Rn);
+}
+
+double ErrorStateKf::UpdateHeading(double heading, double variance) {
+  const Mat3 R = x_.q.toRotationMatrix();
+  Eigen::Matrix<double, 1, 15> H = Eigen::Matrix<double, 1, 15>::Zero();
+  H.block<1, 3>(0, kTheta) = HeadingJacobian(R);
+  Eigen::Matrix<double, 1, 1> y(std::remainder(heading - Heading(R), 2 * M_PI)), Rn(variance);
+  return Update(y, H, Rn);
+}
+
+double ErrorStateKf::UpdatePosition(const Vec3& fix, const Vec3& r, const Mat3& cov, double sample_time) {
+  // the buffered nominal state nearest the sample's time
+  const NavState* past = &history_.back();
+  double best = std::abs(past->time - sample_time);
+  for (const NavState& s : history_) {
+    const double gap = std::abs(s.time - sample_time);
+    if (gap < best) best = gap, past = &s;
+  }
+  const Mat3 R_past = past->q.toRotationMatrix();
+  const Vec3 predicted = past->p + R_past * r;
+  const Mat3 R = x_.q.toRotationMatrix();
+  Eigen::Matrix<double, 3, 15> H = Eigen::Matrix<double, 3, 15>::Zero();
+  H.block<3, 3>(0, kP) = Mat3::Identity();
+  H.block<3, 3>(0, kTheta) = -R * Skew(r);
+  return Update(fix - predicted, H, cov);
+}
+
+double Nees(const NavState& e, const Mat15& P, const Vec3& p, const Vec3& v, const Quat& q) {
+  Eigen::Matrix<double, 9, 1> err;
+  err << p - e.p, v - e.v, LogQuat(e.q.conjugate() * q);
+  const Eigen::Matrix<double, 9, 9> P9 = P.topLeftCorner<9, 9>();
+  return err.dot(P9.ldlt().solve(err));
+}
+
+}  // namespace nereid::nav

@@ -1,0 +1,182 @@
+// Copyright Nereid authors.
+// The navigation filter (include/nereid/navigation.h, physics/navigation.cc) and its use on a
+// model's sensors (include/nereid/navigator.h): its helper functions against closed forms
+// and finite differences, dead reckoning's random walk against sigma_v sqrt(T t), the
+// estimate against the truth with exact sensors. Its consistency (NEES) on whole runs is
+// checked by nereid validate (tools/validate_navigation.py): too long for a ctest.
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "nereid/error.h"
+#include "nereid/navigation.h"
+#include "nereid/navigator.h"
+#include "nereid/plugins.h"
+#include "nereid/runner.h"
+#include "nereid/sensors.h"
+#include "nereid/simulation.h"
+#include "test_util.h"
+
+namespace nereid {
+namespace {
+
+using nav::ErrorStateKf;
+using nav::Mat15;
+using nav::NavState;
+
+// chi-square quantile by the Wilson-Hilferty approximation (relative error < 1e-3 for k > 50)
+double ChiSquareQuantile(double k, double z) {
+  const double a = 2.0 / (9.0 * k);
+  return k * std::pow(1 - a + z * std::sqrt(a), 3);
+}
+
+TEST_SUITE("navigation") {
+  TEST_CASE("quaternion exponential and logarithm, heading Jacobian, fix and DVL covariances") {
+    const Vec3 theta(0.3, -0.2, 0.9);
+    CHECK((nav::LogQuat(nav::ExpQuat(theta)) - theta).norm() < 1e-14);
+    CHECK((nav::ExpQuat(theta).toRotationMatrix() - Eigen::AngleAxisd(theta.norm(), theta.normalized()).toRotationMatrix()).norm() < 1e-14);
+    CHECK((nav::LogQuat(nav::ExpQuat(Vec3(1e-10, 0, 0))) - Vec3(1e-10, 0, 0)).norm() < 1e-22);
+    // heading Jacobian: central differences of Heading(R Exp(δθ))
+    const Mat3 R = nav::ExpQuat(Vec3(0.2, -0.3, 2.5)).toRotationMatrix();
+    const Eigen::RowVector3d J = nav::HeadingJacobian(R);
+    for (int i = 0; i < 3; ++i) {
+      Vec3 e = Vec3::Zero();
+      e[i] = 1e-6;
+      const double num = std::remainder(nav::Heading(R * nav::ExpQuat(e).toRotationMatrix()) -
+                                            nav::Heading(R * nav::ExpQuat(-e).toRotationMatrix()), 2 * M_PI) / 2e-6;
+      CHECK(J[i] == doctest::Approx(num).epsilon(1e-7));
+    }
+    // a fix at range 10 straight below: the range's variance vertical, the angles' horizontal
+    const Mat3 C = nav::SphericalFixCovariance(10, 0.0, -M_PI / 2, 0.1, 0.035);
+    CHECK(C(2, 2) == doctest::Approx(0.01).epsilon(1e-12));
+    CHECK(C(0, 0) == doctest::Approx(0.35 * 0.35).epsilon(1e-12));
+    // four Janus beams at angle a: sigma_x^2 = 1/(2 sin^2 a), sigma_z^2 = 1/(4 cos^2 a) per unit beam variance
+    const double a = 22.5 * M_PI / 180;
+    const Mat3 G = nav::DvlGeometry(sensors::JanusBeams(4, a, M_PI / 4));
+    CHECK(G(0, 0) == doctest::Approx(1 / (2 * std::sin(a) * std::sin(a))).epsilon(1e-12));
+    CHECK(G(2, 2) == doctest::Approx(1 / (4 * std::cos(a) * std::cos(a))).epsilon(1e-12));
+  }
+
+  TEST_CASE("dead reckoning: the horizontal error is a random walk sigma_v sqrt(T t)") {
+    // A vehicle at rest: IMU (50 Hz, its noise), DVL velocity with white noise sigma_v per
+    // axis at T = 0.25 s, depth and heading; no position fix. The filter's velocity error
+    // passes the DVL noise at zero frequency with gain 1, so each horizontal axis's
+    // position error has variance sigma_v^2 T t. 40 seeded runs of 100 s, 2 axes each:
+    // 80 samples of the error at t = 100 s; their mean square / (sigma_v^2 T t) must lie
+    // in the chi-square(80) 95 % interval [0.71, 1.32].
+    nav::ImuNoise imu;
+    imu.accel_density = 9.8e-4, imu.accel_walk = 1e-4, imu.gyro_density = 7e-5, imu.gyro_walk = 1e-5;
+    imu.period = 0.02;
+    const double sigma_v = 0.002, T = 0.25, t_end = 100, sigma_heading = 0.0175, sigma_depth = 0.002;
+    const Vec3 g(0, 0, -9.81);
+    const int runs = 40;
+    double sum_sq = 0;
+    int samples = 0;
+    for (int run = 0; run < runs; ++run) {
+      std::mt19937_64 rng(1000 + run);
+      std::normal_distribution<double> n(0, 1);
+      Mat15 P0 = Mat15::Zero();
+      P0.diagonal() << Vec3::Constant(1e-8), Vec3::Constant(1e-6), Vec3::Constant(1e-6), Vec3::Constant(1e-4),
+          Vec3::Constant(1e-8);
+      NavState x0;
+      x0.p = Vec3(0, 0, -5);
+      ErrorStateKf kf(x0, P0, imu, g);
+      const int steps = static_cast<int>(std::lround(t_end / imu.period));
+      const int per_dvl = static_cast<int>(std::lround(T / imu.period));
+      const double sa = imu.accel_density / std::sqrt(imu.period), sg = imu.gyro_density / std::sqrt(imu.period);
+      for (int k = 0; k < steps; ++k) {
+        if (k % per_dvl == 0 && k > 0) {
+          const Vec3 v(sigma_v * n(rng), sigma_v * n(rng), sigma_v * n(rng));
+          kf.UpdateVelocity(v, Mat3::Identity(), Vec3::Zero(), Vec3::Zero(), sigma_v * sigma_v * Mat3::Identity());
+          kf.UpdateDepth(5 + sigma_depth * n(rng), Vec3::Zero(), sigma_depth * sigma_depth);
+          kf.UpdateHeading(sigma_heading * n(rng), sigma_heading * sigma_heading);
+        }
+        const Vec3 f = Vec3(0, 0, 9.81) + sa * Vec3(n(rng), n(rng), n(rng));
+        const Vec3 w = sg * Vec3(n(rng), n(rng), n(rng));
+        kf.Propagate(f, w, imu.period);
+      }
+      const Vec3 e = kf.state().p - x0.p;
+      sum_sq += e.x() * e.x() + e.y() * e.y();
+      samples += 2;
+      // the filter's own variance agrees with the closed form
+      CHECK(kf.covariance()(0, 0) == doctest::Approx(nav::DeadReckoningSigma(sigma_v, T, t_end) *
+                                                      nav::DeadReckoningSigma(sigma_v, T, t_end)).epsilon(0.1));
+    }
+    const double expected = std::pow(nav::DeadReckoningSigma(sigma_v, T, t_end), 2);
+    const double ratio = sum_sq / samples / expected;
+    MESSAGE("dead reckoning: mean square horizontal error / (sigma_v^2 T t) = " << ratio);
+    CHECK(ratio > ChiSquareQuantile(samples, -1.959964) / samples);
+    CHECK(ratio < ChiSquareQuantile(samples, 1.959964) / samples);
+  }
+}
+
+// Runs a scenario as nereid run does (ScenarioControl before every step) for `seconds`,
+// with the run's sensor seed; calls check(navigator, d) every `every` steps, right after
+// the navigator's update (the estimate and d at the same time).
+template <class F>
+void FlyScenario(const std::string& file, double seconds, uint64_t seed, int every, F&& check) {
+  ResolvedInput input = ResolveInput(file);
+  input.scenario->seed = seed;
+  auto sim = Simulation::LoadFile(input.model, input.options);
+  input.scenario->Apply(*sim);
+  ScenarioControl control(*input.scenario, *sim);
+  REQUIRE(control.navigator());
+  const mjModel* m = sim->model();
+  const mjData* d = sim->data();
+  const long steps = std::lround(seconds / m->opt.timestep);
+  for (long k = 0; k < steps; ++k) {
+    control.BeforeStep();
+    if (k % every == 0 && k > 0) check(*control.navigator(), d);
+    sim->Step();
+  }
+}
+
+// seed 002's zig-zag flown by the PID on the estimate (the Raybot with raybot_nav.xml)
+const std::string kQuayWall = test::ModelPath("../scenarios/sensors/raybot_quay_wall_estimate.json");
+
+TEST_SUITE("navigation") {
+  TEST_CASE("exact sensors: the estimate tracks the truth") {
+    setenv("NEREID_EXACT_SENSORS", "1", 1);
+    double max_p = 0, max_v = 0, max_r = 0;
+    FlyScenario(kQuayWall, 30, 0, 20, [&](const Navigator& nav, const mjData* d) {
+      std::vector<double> row;
+      nav.EstRow(d, &row);  // est.* columns: 10 estimates, then errors of p, v, attitude
+      max_p = std::max(max_p, Vec3(row[10], row[11], row[12]).norm());
+      max_v = std::max(max_v, Vec3(row[13], row[14], row[15]).norm());
+      max_r = std::max(max_r, Vec3(row[16], row[17], row[18]).norm());
+    });
+    unsetenv("NEREID_EXACT_SENSORS");
+    MESSAGE("exact sensors, zig-zag on the estimate, 30 s: max |error| position " << max_p << " m, velocity " << max_v << " m/s, attitude "
+                                                          << max_r << " rad");
+    CHECK(max_p < 5e-3);
+    CHECK(max_v < 5e-3);
+    CHECK(max_r < 2e-3);
+  }
+
+  TEST_CASE("docs/outputs.md names every est.* column") {
+    std::ifstream in(test::ModelPath("../docs/outputs.md"));
+    REQUIRE(in.good());
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const std::string& c : Navigator::EstColumns()) {
+      INFO(c);
+      CHECK(text.find("`" + c + "`") != std::string::npos);
+    }
+  }
+
+  TEST_CASE("a body without the sensors the filter needs is refused, naming the sensor") {
+    auto sim = Simulation::LoadFile(test::ModelPath("bluerov2_heavy/bluerov2_heavy.xml"));
+    const int body = mj_name2id(sim->model(), mjOBJ_BODY, "heavy");
+    CHECK_THROWS_WITH_AS(Navigator(sim->model(), sim->data(), body, NavigationSettings{}, "s.json", "heavy.xml"),
+                         doctest::Contains("s.json: \"feedback\": \"estimate\" needs a nereid.imu sensor"), ConfigError);
+  }
+}
+
+}  // namespace
+}  // namespace nereid
