@@ -1205,6 +1205,7 @@ QUICK_RUNS = [
     "rov_two_link_held", "rov_two_link_free", "rov_two_link_appendix_c",
     *validate_coefficients.QUICK_RUNS,
     *validate_sensors.QUICK_RUNS,
+    *validate_ocean.QUICK_RUNS,
 ]
 # A figure moves when it changes beyond this (relative, or absolute for figures near zero):
 # far tighter than the report's three or four printed digits, since the runs are
