@@ -29,12 +29,13 @@ def _check_open(env) -> None:
 
 class NereidEnv(gym.Env):
     """One environment: a C++ BatchEnv of size 1. See `nereid.tasks()` for the task's spaces,
-    reward and termination."""
+    reward and termination. `observation`: "state" (the true state, the default) or "sensors"
+    (the vehicle's sensor readings at their rates and latency, docs/rl.md)."""
 
     metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 25}
 
     def __init__(self, task: str, model_dir: Optional[str] = None, render_mode: Optional[str] = None,
-                 width: int = 640, height: int = 480):
+                 width: int = 640, height: int = 480, observation: str = "state"):
         from . import model_dir as default_dir
 
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -42,7 +43,8 @@ class NereidEnv(gym.Env):
                              f"got {render_mode!r}")
         self.task = task
         self._model_dir = model_dir or default_dir()
-        self._batch = _nereid.BatchEnv(task, 1, 1, self._model_dir)
+        self._batch = _nereid.BatchEnv(task, 1, 1, self._model_dir, observation)
+        self.observation = observation
         self.observation_space, self.action_space = _spaces(self._batch)
         self.spec_description = _description(task)
         self._seeded = False
@@ -50,7 +52,7 @@ class NereidEnv(gym.Env):
         self._size = (width, height)
         self._scene = None
         spec = next(s for s in _nereid.tasks() if s["id"] == task)
-        self._model_file = spec["model"]
+        self._model_file = spec["sensors_model" if observation == "sensors" else "model"]
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
         _check_open(self)
@@ -74,9 +76,15 @@ class NereidEnv(gym.Env):
         return obs.copy(), float(self._batch.rewards[0]), terminated, truncated, info
 
     def scripted_action(self) -> np.ndarray:
-        """The task's scripted baseline (cascaded PID) for the current state."""
+        """The task's scripted baseline (cascaded PID) for the current state (with sensor
+        observations: the state derived from the sensors)."""
         _check_open(self)
         return self._batch.scripted_actions()[0]
+
+    def sensordata(self) -> np.ndarray:
+        """A copy of MuJoCo's sensordata of the environment's model (the sensors' readings)."""
+        _check_open(self)
+        return self._batch.sensordata(0)
 
     def render(self):
         """rgb_array: the current state as a (height, width, 3) uint8 picture (mujoco.Renderer,
@@ -115,11 +123,13 @@ class NereidVectorEnv(VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
-    def __init__(self, task: str, num_envs: int, num_threads: int = 1, model_dir: Optional[str] = None):
+    def __init__(self, task: str, num_envs: int, num_threads: int = 1, model_dir: Optional[str] = None,
+                 observation: str = "state"):
         from . import model_dir as default_dir
 
         self.task = task
-        self._batch = _nereid.BatchEnv(task, num_envs, num_threads, model_dir or default_dir())
+        self.observation = observation
+        self._batch = _nereid.BatchEnv(task, num_envs, num_threads, model_dir or default_dir(), observation)
         self.num_envs = num_envs
         self.single_observation_space, self.single_action_space = _spaces(self._batch)
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, num_envs)

@@ -162,6 +162,7 @@ void BindFunctions(py::module_& m) {
       py::dict d;
       d["id"] = spec.id;
       d["model"] = spec.model;
+      d["sensors_model"] = spec.ModelFor(nereid::rl::Observation::kSensors);
       d["description"] = spec.description;
       d["frame_skip"] = spec.frame_skip;
       d["max_episode_steps"] = spec.max_episode_steps;
@@ -352,9 +353,15 @@ nereid.make_data (or nereid.load). It keeps both alive.)")
 // nereid.BatchEnv: the C++ batch environments, their arrays as NumPy views
 void BindBatchEnv(py::module_& m) {
   py::class_<BatchEnv>(m, "BatchEnv")
-      .def(py::init<const std::string&, int, int, const std::string&>(), py::arg("task"),
-           py::arg("num_envs") = 1, py::arg("num_threads") = 1,
-           py::arg("model_dir") = nereid::rl::DefaultModelDir())
+      .def(py::init([](const std::string& task, int num_envs, int num_threads, const std::string& model_dir,
+                       const std::string& observation) {
+             return std::make_unique<BatchEnv>(task, num_envs, num_threads, model_dir,
+                                               nereid::rl::ParseObservation(observation));
+           }), py::arg("task"), py::arg("num_envs") = 1, py::arg("num_threads") = 1,
+           py::arg("model_dir") = nereid::rl::DefaultModelDir(), py::arg("observation") = "state")
+      .def_property_readonly("observation", [](BatchEnv& e) {
+             return std::string(nereid::rl::ToString(e.env(0).observation()));
+           })
       .def_property_readonly("num_envs", &BatchEnv::num_envs)
       .def_property_readonly("num_threads", &BatchEnv::num_threads)
       .def_property_readonly("observation_size", &BatchEnv::observation_size)
@@ -387,6 +394,12 @@ void BindBatchEnv(py::module_& m) {
              const nereid::Simulation& sim = e.env(i).simulation();
              return py::array_t<double>(sim.model()->nq, sim.data()->qpos);
            }, py::arg("env"), "A copy of environment `env`'s qpos (for rendering).")
+      .def("sensordata", [](BatchEnv& e, int i) {
+             if (i < 0 || i >= e.num_envs()) throw py::index_error("env " + std::to_string(i) + " of " + std::to_string(e.num_envs()));
+             const std::lock_guard<std::mutex> lock(e.mutex);
+             const nereid::Simulation& sim = e.env(i).simulation();
+             return py::array_t<double>(sim.model()->nsensordata, sim.data()->sensordata);
+           }, py::arg("env"), "A copy of environment `env`'s sensordata (MuJoCo's layout of its model).")
       .def_property_readonly("observations", [](py::object self) {
              BatchEnv& e = self.cast<BatchEnv&>();
              return View(self, e.observations(), e.num_envs(), e.observation_size());

@@ -141,7 +141,10 @@ class StationKeeping final : public Task {
     const Vec3 offset(Uniform(rng, -0.5, 0.5), Uniform(rng, -0.5, 0.5), Uniform(rng, -0.5, 0.5));
     vehicle_.Place(sim, kTarget + offset, Uniform(rng, -0.5, 0.5));
     vehicle_.ResetController();
-    if (sensors_) sensors_->Reset();
+    if (sensors_) {
+      sensors_->Reset();
+      RestartSensors(sim.model(), sim.data());  // first samples at the placed start
+    }
     sim.Forward();
   }
   void ApplyAction(Simulation& sim, const float* action) override { vehicle_.Apply(sim, action); }

@@ -16,6 +16,10 @@ namespace {
 
 double WrapAngle(double a) { return std::remainder(a, 2 * M_PI); }
 
+// Roll (about x), pitch (about y) of a rotation R = Rz(yaw) Ry(pitch) Rx(roll).
+double Roll(const Mat3& R) { return std::atan2(R(2, 1), R(2, 2)); }
+double Pitch(const Mat3& R) { return -std::asin(std::clamp(R(2, 0), -1.0, 1.0)); }
+
 // Finds sensor `name` (a `plugin` sensor with `fields`) and returns the sensordata index of
 // each field; throws ConfigError naming task, model, sensor and what is missing.
 std::vector<int> FindFields(const mjModel* m, const std::string& task, const std::string& model,
@@ -57,6 +61,15 @@ void SiteOnBody(const mjModel* m, int sensor, int body, const std::string& where
 }
 
 }  // namespace
+
+void RestartSensors(const mjModel* m, mjData* d) {
+  for (int i = 0; i < m->nplugin; ++i) {
+    const mjpPlugin* plugin = mjp_getPluginAtSlot(m->plugin[i]);
+    if (plugin && (plugin->capabilityflags & mjPLUGIN_SENSOR) && plugin->reset) {
+      plugin->reset(m, d->plugin_state + m->plugin_stateadr[i], reinterpret_cast<void*>(d->plugin_data[i]), i);
+    }
+  }
+}
 
 VehicleSensors::VehicleSensors(const Simulation& sim, int body, const std::string& task, const std::string& model,
                                const Names& names)
@@ -129,12 +142,24 @@ void VehicleSensors::Update(const Simulation& sim) {
   // rotational part removed; held while it has no lock); depth from the pressure; the
   // horizontal position from the latest fix (moved on by the velocity over its age),
   // dead-reckoned on the velocity between fixes
+  // (a complementary filter: the gyro propagates roll and pitch, which relax towards the
+  // gravity direction's with time constant kTau, so that the vehicle's own accelerations
+  // tilt the estimate little)
+  constexpr double kTau = 2.0;  // s
   const Vec3 f = R_imu_ * Vec3(s[acc_], s[acc_ + 1], s[acc_ + 2]);
-  const double roll = std::atan2(f.y(), f.z()), pitch = std::atan2(-f.x(), std::hypot(f.y(), f.z()));
+  const Vec3 w = R_imu_ * Vec3(s[gyro_], s[gyro_ + 1], s[gyro_ + 2]);
+  double roll = std::atan2(f.y(), f.z()), pitch = std::atan2(-f.x(), std::hypot(f.y(), f.z()));
+  if (!fresh_) {
+    const Mat3 turn = Eigen::AngleAxisd(w.norm() * dt, w.normalized()).toRotationMatrix();
+    const Mat3 propagated = attitude_.toRotationMatrix() * turn;
+    const double k = dt / (kTau + dt);
+    roll = Roll(propagated) + k * WrapAngle(roll - Roll(propagated));
+    pitch = Pitch(propagated) + k * (pitch - Pitch(propagated));
+  }
   const Eigen::Quaterniond q = Eigen::AngleAxisd(s[heading_], Vec3::UnitZ()) *
                                Eigen::AngleAxisd(pitch, Vec3::UnitY()) * Eigen::AngleAxisd(roll, Vec3::UnitX());
+  attitude_ = q;
   const Mat3 R = q.toRotationMatrix();
-  const Vec3 w = R_imu_ * Vec3(s[gyro_], s[gyro_ + 1], s[gyro_ + 2]);
   if (fresh_) velocity_.setZero();
   if (s[dvl_status_] > 0.5) velocity_ = R_dvl_ * Vec3(s[dvl_v_], s[dvl_v_ + 1], s[dvl_v_ + 2]) - w.cross(r_dvl_);
   const Vec3 v_world = R * velocity_;

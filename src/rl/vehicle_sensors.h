@@ -25,6 +25,11 @@ struct SensorNames {
   std::string pressure = "bar30", imu = "imu", dvl = "dvl", acoustic = "usbl";
 };
 
+// Restarts the sensor plugins of `d` (as mj_resetData does: clocks and noise streams from
+// their start) without touching the state: after a task has placed its vehicle, so that
+// the first samples are of the episode's start, not of the keyframe Simulation::Reset set.
+void RestartSensors(const mjModel* m, mjData* d);
+
 class VehicleSensors {
  public:
   using Names = SensorNames;
@@ -68,6 +73,7 @@ class VehicleSensors {
   bool has_fix_ = false;
   std::array<double, 16> last_fix_reading_{};
   std::array<double, kReadings> readings_{};
+  Eigen::Quaterniond attitude_ = Eigen::Quaterniond::Identity();  // world from body
   Vec3 fix_position_ = Vec3::Zero();                         // the latest valid fix, world
   Vec3 position_ = Vec3::Zero(), velocity_ = Vec3::Zero();  // world; body frame
 };

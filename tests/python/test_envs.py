@@ -178,3 +178,42 @@ def test_mujoco_fatal_error_is_a_python_exception(tmp_path, monkeypatch):
     # the interpreter goes on
     batch = nereid.BatchEnv("BlueROV2StationKeeping-v0", 2, 2)
     batch.reset(0)
+
+
+def test_sensor_observations_are_the_sensors_readings_by_name():
+    env = gym.make("nereid/BlueROV2StationKeeping-v0", observation="sensors")
+    u = env.unwrapped
+    assert u.observation_space.shape == (22,) and u.action_space.shape == (8,)
+    check_env(u, skip_render_check=True)
+    spec = next(s for s in nereid.tasks() if s["id"] == "BlueROV2StationKeeping-v0")
+    model, data = nereid.load(os.path.join(nereid.model_dir(), spec["sensors_model"]))
+    u.reset(seed=4)
+    held = 0
+    previous = None
+    for _ in range(40):  # 0.8 s
+        obs, reward, terminated, truncated, _ = u.step(u.scripted_action())
+        assert u.observation_space.contains(obs) and np.isfinite(reward)
+        data.sensordata[:] = u.sensordata()  # MuJoCo's own lookup by name on the env's readings
+        f32 = np.float32
+        assert obs[0] == f32(data.sensor("bar30").data[1])  # depth
+        np.testing.assert_array_equal(obs[1:8], data.sensor("imu").data[:7].astype(f32))
+        np.testing.assert_array_equal(obs[8:12], data.sensor("dvl").data[:4].astype(f32))
+        np.testing.assert_array_equal(obs[12:15], data.sensor("usbl").data[:3].astype(f32))
+        assert obs[15] == f32(data.sensor("usbl").data[6])
+        assert obs[20] == f32(2.0 - data.sensor("bar30").data[1])
+        held += previous is not None and obs[8] == previous  # the DVL holds between its 4 Hz samples
+        previous = obs[8]
+    assert held >= 39 - 4
+    venv = nereid.make_vector_env("BlueROV2StationKeeping-v0", 3, observation="sensors")
+    obs, _ = venv.reset(seed=1)
+    assert obs.shape == (3, 22) and venv.single_observation_space.shape == (22,)
+    venv.close()
+
+
+def test_sensor_observations_refused_where_the_model_lacks_the_sensors():
+    with pytest.raises(ValueError, match="observation: expected"):
+        nereid.BatchEnv("BlueROV2StationKeeping-v0", 1, observation="pixels")
+    with pytest.raises(nereid.Error, match=r"BlueROVDocking-v0.*docking/bluerov_docking.xml has no sensor 'bar30'"):
+        gym.make("nereid/BlueROVDocking-v0", observation="sensors")
+    with pytest.raises(nereid.Error, match=r"RaybotQuayWall-v0.*raybot/raybot_sensors.xml"):
+        nereid.make_vector_env("RaybotQuayWall-v0", 2, observation="sensors")

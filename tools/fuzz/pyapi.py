@@ -348,7 +348,8 @@ def env_bad_seed(c, seed):
 
 
 @op(("close-twice-threads", "ok"), ("step-threads", "ok"), ("unknown-task", "error"), ("envs-0", "error"),
-    ("envs-huge", "error"), ("threads-0", "error"), ("envs-2^63", "error"), ("model-dir", "error"))
+    ("envs-huge", "error"), ("threads-0", "error"), ("envs-2^63", "error"), ("model-dir", "error"),
+    ("observation-unknown", "error"), ("observation-no-sensors", "error"), ("observation-sensors", "ok"))
 def env_misc(c, kind):
     np = c.np
     if kind == "close-twice-threads":
@@ -362,6 +363,14 @@ def env_misc(c, kind):
         c.nereid.BatchEnv("NoSuchTask-v0", 1, 1)
     elif kind == "model-dir":
         c.nereid.BatchEnv(TASK, 1, 1, "/nonexistent")
+    elif kind == "observation-unknown":
+        c.nereid.BatchEnv(TASK, 1, 1, c.nereid.model_dir(), "x" * 5000)
+    elif kind == "observation-no-sensors":  # the docking model has no sensor suite
+        c.nereid.BatchEnv("BlueROVDocking-v0", 1, 1, c.nereid.model_dir(), "sensors")
+    elif kind == "observation-sensors":
+        env = c.nereid.BatchEnv(TASK, 2, 2, c.nereid.model_dir(), "sensors")
+        env.reset(1)
+        env.step(np.zeros((2, env.action_size), np.float32))
     else:
         envs, nthreads = {"envs-0": (0, 1), "envs-huge": (10 ** 6, 1), "threads-0": (1, 0),
                           "envs-2^63": (2 ** 63, 1)}[kind]
