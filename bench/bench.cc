@@ -231,6 +231,15 @@ std::string BenchReport::ToJson() const {
     j["sensor_suite_paired"] = {{"median", paired.median}, {"min", paired.min}, {"max", paired.max},
                                 {"samples", paired.runs}};
   }
+  // the RL batch with sensor observations against state observations, run by run
+  for (const char* threads : {"1", "2"}) {
+    const std::string b = std::string("rl/BlueROV2StationKeeping-v0/batch256/threads") + threads;
+    const Spread r = RunRatio(b + "/sensors", b);
+    if (r.runs > 0) {
+      j["rl_sensors_over_state"][std::string("threads") + threads] = {
+          {"median", r.median}, {"min", r.min}, {"max", r.max}, {"samples", r.runs}, {"target", 0.90}};
+    }
+  }
   // growth exponent of the UK / weld chain cases: least squares of log(ns) on log(N)
   nlohmann::json fit = nlohmann::json::object();
   for (const char* method : {"uk", "weld"}) {
@@ -516,19 +525,24 @@ void RunRlBenchmarks(const BenchOptions& options, BenchReport* report) {
     BenchCase result;
   };
   std::vector<RlCase> rl_cases;
+  auto add = [&](int batch, int threads, rl::Observation observation) {
+    RlCase c;
+    c.env = std::make_unique<rl::BatchEnv>(task, batch, threads, options.model_dir, observation);
+    c.env->Reset(1);
+    c.actions.resize(static_cast<size_t>(batch * c.env->action_size()));
+    for (size_t i = 0; i < c.actions.size(); ++i) c.actions[i] = 0.3f * static_cast<float>(i % 7) / 7.f - 0.1f;
+    c.steps = std::max<long>(20, options.rl_env_steps / batch);
+    for (int k = 0; k < 10; ++k) c.env->Step(c.actions.data());  // warm up
+    c.result.name = "rl/" + task + "/batch" + std::to_string(batch) + "/threads" + std::to_string(threads) +
+                    (observation == rl::Observation::kSensors ? "/sensors" : "");
+    rl_cases.push_back(std::move(c));
+  };
   for (int batch : {1, 16, 256}) {
-    for (int threads : {1, 2}) {
-      RlCase c;
-      c.env = std::make_unique<rl::BatchEnv>(task, batch, threads, options.model_dir);
-      c.env->Reset(1);
-      c.actions.resize(static_cast<size_t>(batch * c.env->action_size()));
-      for (size_t i = 0; i < c.actions.size(); ++i) c.actions[i] = 0.3f * static_cast<float>(i % 7) / 7.f - 0.1f;
-      c.steps = std::max<long>(20, options.rl_env_steps / batch);
-      for (int k = 0; k < 10; ++k) c.env->Step(c.actions.data());  // warm up
-      c.result.name = "rl/" + task + "/batch" + std::to_string(batch) + "/threads" + std::to_string(threads);
-      rl_cases.push_back(std::move(c));
-    }
+    for (int threads : {1, 2}) add(batch, threads, rl::Observation::kState);
   }
+  // batch 256 with sensor observations (the Heavy's sensor suite, docs/rl.md): its rate
+  // against the state batch's, run by run (".../batch256/threads<T>/sensors")
+  for (int threads : {1, 2}) add(256, threads, rl::Observation::kSensors);
   // The largest batch's physics bounds, measured in every run with the batch: cases
   // ".../physics_same_envs" (the batch's own simulations) and ".../physics_one_env" (one
   // simulation per thread). A shared host's core speed drifts within a second, so the
@@ -540,7 +554,7 @@ void RunRlBenchmarks(const BenchOptions& options, BenchReport* report) {
   // the cases interleaved in each run: a busy moment of the machine touches every case
   for (int run = 0; run < runs; ++run) {
     for (RlCase& c : rl_cases) {
-      const bool with_bounds = c.env->num_envs() == 256;
+      const bool with_bounds = c.env->num_envs() == 256 && c.env->env(0).observation() == rl::Observation::kState;
       const int slices = with_bounds ? kSlices : 1;
       double seconds = 0;
       Tally same(c.env->num_threads()), one(c.env->num_threads());

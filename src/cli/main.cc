@@ -218,6 +218,12 @@ void PrintRlFigures(const nereid::BenchReport& report) {
                 WithSpread(report.RunRatio(b256 + "2/physics_one_env", b256 + "1/physics_one_env")).c_str(),
                 WithSpread(report.RunRatio(b256 + "2/physics_same_envs", b256 + "1/physics_same_envs")).c_str());
   }
+  if (report.Find(b256 + "1/sensors")) {
+    std::printf("  RL batch 256, sensor observations / state observations: %s (1 thread), %s (2 threads) "
+                "(target >= 0.90)\n",
+                WithSpread(report.RunRatio(b256 + "1/sensors", b256 + "1")).c_str(),
+                WithSpread(report.RunRatio(b256 + "2/sensors", b256 + "2")).c_str());
+  }
   std::printf("  RL batch 16: 2 threads / 1 thread = %s (target >= 1.7)\n",
               WithSpread(report.RunRatio(rl + "batch16/threads2", rl + "batch16/threads1")).c_str());
   std::printf("  rollout (16 x 200 steps) per step / one Simulation's step: %.3f (1 thread), %.3f (2 threads)\n",
