@@ -119,6 +119,7 @@ WaveField WaveField::FromComponents(std::vector<Component> components, double de
     c.k = WaveNumber(c.omega, f.depth_);
     c.cos_direction = std::cos(c.direction);
     c.sin_direction = std::sin(c.direction);
+    c.sinh_kh = f.depth_ > 0 ? std::sinh(c.k * f.depth_) : 0.0;
   }
   f.components_ = std::move(components);
   return f;
@@ -203,7 +204,7 @@ Kinematics WaveField::At(const Vec3& p, double t) const {
     if (deep || c.k * depth_ > kDeepKh) {
       ch = sh = std::exp(c.k * z);
     } else {
-      const double s = std::sinh(c.k * depth_);
+      const double s = c.sinh_kh;
       ch = std::cosh(c.k * (z + depth_)) / s;
       sh = std::sinh(c.k * (z + depth_)) / s;
     }
@@ -235,7 +236,7 @@ Vec3 WaveField::Velocity(const Vec3& p, double t) const {
     if (deep || c.k * depth_ > kDeepKh) {
       ch = sh = std::exp(c.k * z);
     } else {
-      const double s = std::sinh(c.k * depth_);
+      const double s = c.sinh_kh;
       ch = std::cosh(c.k * (z + depth_)) / s;
       sh = std::sinh(c.k * (z + depth_)) / s;
     }

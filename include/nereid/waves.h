@@ -52,8 +52,9 @@ struct Component {
   double k = 0;          // rad/m
   double direction = 0;  // rad
   double phase = 0;      // rad
-  // cos and sin of the direction, set by WaveField (computed once, not at every evaluation)
-  double cos_direction = 1, sin_direction = 0;
+  // cos and sin of the direction and sinh k h (finite depth), set by WaveField: computed
+  // once, not at every evaluation
+  double cos_direction = 1, sin_direction = 0, sinh_kh = 0;
 };
 
 enum class SpectrumKind { kJonswap, kPiersonMoskowitz };
