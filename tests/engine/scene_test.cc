@@ -116,6 +116,26 @@ TEST_CASE("a vehicle pushed into the wall stops at its face") {
   CHECK(std::abs(d->qvel[0]) < 1e-3);     // it stopped
 }
 
+TEST_CASE("a vehicle pushed into a pillar stops at its surface") {
+  // the box (front face 0.2 m ahead of its origin) 0.3 m from a 0.5 m pillar at x = 1,
+  // pushed along +x with 50 N for 3 s: its front face stops on the cylinder's surface
+  auto sim = Load(Vehicle(false), ParseScene(R"({"pillars": [{"center": [1, 0], "radius": 0.5}]})"));
+  mjData* d = sim->data();
+  double deepest = 0;
+  for (int k = 0; k < 600; ++k) {
+    d->xfrc_applied[6 + 0] = 50;
+    sim->Step();
+    deepest = std::max(deepest, d->qpos[0] + 0.2 - 0.5);
+  }
+  MESSAGE("pillar penetration: deepest " << deepest * 1e3 << " mm, at rest " << (d->qpos[0] + 0.2 - 0.5) * 1e3
+                                         << " mm");
+  CHECK(d->ncon > 0);
+  CHECK(deepest < 0.015);                   // as at the wall: the impact at 1.7 m/s
+  CHECK(std::abs(d->qpos[0] + 0.2 - 0.5) < 1e-4);  // at rest on the surface
+  CHECK(std::abs(d->qpos[1]) < 1e-4);       // head on: 0.011 mm sideways (the face rocks on the curve)
+  CHECK(std::abs(d->qvel[0]) < 1e-3);
+}
+
 TEST_CASE("the added mass stays exact with contacts: resting on the seabed") {
   // gravity and no buoyancy: the box falls 0.4 m onto the seabed at 5.5 m and rests there
   auto sim = Load(Vehicle(true), ParseScene(R"({"seabed_depth": 5.5})"));
