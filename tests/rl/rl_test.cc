@@ -2,6 +2,7 @@
 // The RL environments: determinism across thread counts, no allocation per step (of the
 // batch, and of UK rigid connections: this program counts heap allocations),
 // divergence handling, the registry, and the scripted baselines against random actions.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -19,6 +20,7 @@
 
 #include "nereid/allocation.h"
 #include "nereid/error.h"
+#include "nereid/kinematics.h"
 #include "nereid/paths.h"
 #include "nereid/rl.h"
 #include "nereid/rollout.h"
@@ -312,6 +314,112 @@ TEST_CASE("docking: the scripted approach docks, and the connection then holds")
 
 // nereid::Rollout (nereid.rollout in Python): threads with their own data on one model;
 // also run under ThreadSanitizer (scripts/sanitize.sh)
+// ---- the "sensors" observation ----
+
+// The sensordata of sensor `name` of env 0, field `field` (by MuJoCo's name lookup).
+double Reading(Env& env, const char* name, int field) {
+  const mjModel* m = env.simulation().model();
+  const int id = mj_name2id(m, mjOBJ_SENSOR, name);
+  REQUIRE(id >= 0);
+  return env.simulation().data()->sensordata[m->sensor_adr[id] + field];
+}
+
+TEST_CASE("sensor observations: the sensors' readings by name, sample-and-hold, the fix's age, the same motion") {
+  // exact sensors (no noise): the sensor-derived state can be held to the truth
+  setenv("NEREID_EXACT_SENSORS", "1", 1);
+  BatchEnv sensors("BlueROV2StationKeeping-v0", 1, 1, DefaultModelDir(), Observation::kSensors);
+  unsetenv("NEREID_EXACT_SENSORS");
+  BatchEnv state("BlueROV2StationKeeping-v0", 1, 1);
+  REQUIRE(sensors.observation_size() == 22);
+  CHECK(state.observation_size() == 12);
+  CHECK(sensors.action_size() == state.action_size());
+  sensors.Reset(5);
+  state.Reset(5);
+  Env& env = sensors.env(0);
+  const mjModel* m = env.simulation().model();
+  const mjData* d = env.simulation().data();
+  const int body = mj_name2id(m, mjOBJ_BODY, "heavy");
+  std::vector<float> a(static_cast<size_t>(sensors.action_size()));
+  int dvl_changes = 0, fixes = 0;
+  float previous_dvl = sensors.observations()[8];
+  double worst_attitude = 0, worst_velocity = 0, worst_depth = 0, worst_horizontal = 0;
+  for (int k = 1; k <= 150; ++k) {  // 3 s
+    sensors.ScriptedActions(a.data());  // the PID on the sensor-derived state runs...
+    std::fill(a.begin(), a.end(), 0.0f);  // ...but the vehicle drifts in its current
+    sensors.Step(a.data());
+    state.Step(a.data());
+    // the sensors never act: the same actions move both models alike
+    for (int i = 0; i < m->nq; ++i) REQUIRE(d->qpos[i] == state.env(0).simulation().data()->qpos[i]);
+    const float* o = sensors.observations();
+    // the observation is the sensors' sensordata, by name
+    CHECK(o[0] == static_cast<float>(Reading(env, "bar30", 1)));
+    for (int i = 0; i < 3; ++i) {
+      CHECK(o[1 + i] == static_cast<float>(Reading(env, "imu", i)));
+      CHECK(o[4 + i] == static_cast<float>(Reading(env, "imu", 3 + i)));
+      CHECK(o[8 + i] == static_cast<float>(Reading(env, "dvl", i)));
+      CHECK(o[12 + i] == static_cast<float>(Reading(env, "usbl", i)));
+    }
+    CHECK(o[7] == static_cast<float>(Reading(env, "imu", 6)));
+    CHECK(o[11] == static_cast<float>(Reading(env, "dvl", 3)));
+    CHECK(o[15] == static_cast<float>(Reading(env, "usbl", 6)));
+    // the DVL samples at 4 Hz: a new value at most every 0.25 s (12.5 steps)
+    if (o[8] != previous_dvl) ++dvl_changes;
+    previous_dvl = o[8];
+    // the fix (1 Hz, 0.3 s latency): none before 0.3 s; its age is 0.3 s plus the time
+    // since it arrived, under 1.3 s plus a step
+    // (the sample taken at 0 is delivered in the physics step that starts at 0.3 s, seen
+    // at the end of the environment step from 0.3 to 0.32 s)
+    const double t = d->time;
+    if (t < 0.32 - 1e-9) {
+      CHECK(o[15] == 0.0f);
+      CHECK(o[16] == -1.0f);
+    } else {
+      CHECK(o[15] == 1.0f);
+      CHECK(o[16] >= 0.3f - 1e-6f);
+      CHECK(o[16] <= 1.3f + 0.02f + 1e-6f);
+      if (o[16] < 0.3f + 1e-6f) ++fixes;  // arrived in this step
+      // target - fix, target depth - depth
+      CHECK(o[17] == static_cast<float>(0.0 - Reading(env, "usbl", 0)));
+      CHECK(o[18] == static_cast<float>(0.0 - Reading(env, "usbl", 1)));
+      CHECK(o[19] == static_cast<float>(-2.0 - Reading(env, "usbl", 2)));
+    }
+    CHECK(o[20] == static_cast<float>(2.0 - Reading(env, "bar30", 1)));
+    // the sensor-derived state against the truth
+    const mjData* e = env.feedback();
+    const Mat3 R = BodyRotation(d, body), Re = BodyRotation(e, body);
+    worst_attitude = std::max(worst_attitude, Eigen::AngleAxisd(R.transpose() * Re).angle());
+    const int dof = FreeJointDof(m, body);
+    worst_velocity = std::max(worst_velocity, (Vec3(d->qvel + dof) - Vec3(e->qvel + dof)).norm());
+    worst_depth = std::max(worst_depth, std::abs(d->xpos[3 * body + 2] - e->xpos[3 * body + 2]));
+    if (t > 0.32 + 1e-9) {
+      worst_horizontal = std::max(worst_horizontal, (Vec3(d->xpos + 3 * body) - Vec3(e->xpos + 3 * body)).head<2>().norm());
+    }
+  }
+  MESSAGE("sensor-derived state, exact sensors, 3 s: attitude " << worst_attitude << " rad, velocity "
+          << worst_velocity << " m/s, depth " << worst_depth << " m, horizontal " << worst_horizontal << " m");
+  CHECK(dvl_changes <= 12);
+  CHECK(fixes == 3);  // at 0.3, 1.3 and 2.3 s
+  // drifting in a current, exact sensors: held samples and the gravity-referenced attitude
+  CHECK(worst_attitude < 0.05);
+  CHECK(worst_velocity < 0.2);
+  CHECK(worst_depth < 0.05);
+  CHECK(worst_horizontal < 0.3);
+}
+
+TEST_CASE("sensor observations: a task whose model lacks a sensor is refused, naming task, model and sensor") {
+  CHECK(ParseObservation("sensors") == Observation::kSensors);
+  CHECK_THROWS_WITH_AS(ParseObservation("pixels"),
+                       doctest::Contains("observation: expected \"state\" or \"sensors\", got 'pixels'"), ConfigError);
+  CHECK_THROWS_WITH_AS(BatchEnv("RaybotQuayWall-v0", 1, 1, DefaultModelDir(), Observation::kSensors),
+                       doctest::Contains("task RaybotQuayWall-v0, observation \"sensors\": model "
+                                         "raybot/raybot_sensors.xml"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(BatchEnv("BlueROVDocking-v0", 1, 1, DefaultModelDir(), Observation::kSensors),
+                       doctest::Contains("task BlueROVDocking-v0, observation \"sensors\": model "
+                                         "docking/bluerov_docking.xml has no sensor 'bar30' (a nereid.pressure"),
+                       ConfigError);
+}
+
 TEST_CASE("rollout: bitwise the same for 1, 2 and 3 threads; a failing rollout is named") {
   const std::string heavy = DefaultModelDir() + "/bluerov2_heavy/bluerov2_heavy.xml";
   mjModel* m = Simulation::CompileFile(heavy);
