@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "app.h"
+#include "instruments.h"
 #include "keys.h"
 #include "nereid/kinematics.h"
+#include "nereid/navigator.h"
 
 namespace nereid::viewer {
 
@@ -31,6 +33,15 @@ void App::Render(int width, int height) {
     AddScenery(m, scenery_, cam_.lookat, &scn_, current ? current->waves() : nullptr, d->time);
   } else {
     HideSceneGeoms(m, &scn_);
+  }
+  // the navigation filter's estimate as a ghost of the vehicle (and the bodies welded to it)
+  const Navigator* navigator = control_ ? control_->navigator() : nullptr;
+  if (overlays_[static_cast<size_t>(Overlay::kEstimate)] && navigator) {
+    const int body = navigator->body();
+    const std::vector<int> bodies = body == vehicle_ && !group_.empty() ? group_ : std::vector<int>{body};
+    const BodyEstimate& e = navigator->estimate();
+    AddGhost(m, d, bodies, body, e.position, e.quaternion.toRotationMatrix(), Info(Overlay::kEstimate).rgba.data(),
+             &scn_);
   }
   AddOverlays(m, d, *sim_, vehicle_, overlays_, scales_, &scn_);
   if (overlays_[static_cast<size_t>(Overlay::kDepth)] && vehicle_ >= 0) {

@@ -94,6 +94,13 @@ check "the Heavy in waves: exit 0" view waves "$out/heavy_waves.json" --frames 1
 check "the Heavy in waves without scenery: exit 0" view waves_bare "$out/heavy_waves.json" --frames 10 --overlay none \
   --no-hud --no-scenery
 check "the Heavy in waves: the sea's surface fills the view, the state is the same without it" differs waves waves_bare 25
+# the estimate's ghost: the quay wall flown on the navigation filter's estimate; the ghost is
+# drawn only (the state is the same without it)
+check "quay wall on the estimate, with its ghost: exit 0" view est "$src/scenarios/sensors/raybot_quay_wall_estimate.json" \
+  --frames 30 --overlay estimate --no-hud
+check "quay wall on the estimate, no overlays: exit 0" view est_bare "$src/scenarios/sensors/raybot_quay_wall_estimate.json" \
+  --frames 30 --overlay none --no-hud
+check "quay wall on the estimate: the ghost is drawn, the state is the same without it" differs est est_bare 1
 check "quay wall with the depth gauge: exit 0" view quay_depth "$src/scenarios/raybot_quay_wall.json" --frames 120 --overlay depth --no-hud
 inspect "$out/quay_depth.json" --baseline "$out/quay.png" --expect depth --vehicle-fraction 0.2
 check "tethered station keeping: exit 0" view tether "$src/scenarios/heavy_tether_station.json" --frames 120 --overlay none
