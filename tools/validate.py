@@ -144,6 +144,47 @@ class Runner:
         return entry
 
 
+def section_parser(description, work):
+    """The command line of a report section run alone (tools/validate_<part>.py): --nereid,
+    --work (default results/WORK) and --out (the docs folder whose validation.md it updates)."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--nereid", default=str(ROOT / "build" / "nereid"))
+    ap.add_argument("--work", default=str(ROOT / "results" / work))
+    ap.add_argument("--out", default=str(ROOT / "docs"))
+    return ap
+
+
+def write_section(out, text, runner, begin=None, end=None, title=None):
+    """Puts a section run alone into OUT/validation.md - between its markers `begin` and
+    `end`, or in place of the section headed `title`, else before "## Commands run" - adds
+    the runner's commands to the report's list of commands run and merges its figures into
+    OUT/validation/figures.json."""
+    out = pathlib.Path(out)
+    report = out / "validation.md"
+    md = report.read_text() if report.is_file() else ""
+    text = text.rstrip("\n")
+    if begin and end and begin in md and end in md:
+        md = md[:md.index(begin)] + text + md[md.index(end) + len(end):]
+    elif title and title in md:
+        start = md.index(title)
+        later = md.find("\n## ", start + len(title))
+        md = md[:start] + text + "\n" + (md[later:] if later >= 0 else "\n")
+    else:
+        marker = "## Commands run"
+        md = md.replace(marker, text + "\n\n" + marker, 1) if marker in md else md + "\n" + text + "\n"
+    block = "## Commands run\n\n```\n"
+    new = [c for c in runner.log if c not in md]
+    if new and block in md:
+        md = md.replace(block, block + "".join(c + "\n" for c in new), 1)
+    report.write_text(md)
+    figures = out / "validation" / "figures.json"
+    figures.parent.mkdir(parents=True, exist_ok=True)
+    data = json.loads(figures.read_text()) if figures.is_file() else {"runs": {}}
+    data["runs"].update(runner.figures)
+    data["runs"] = dict(sorted(data["runs"].items()))
+    figures.write_text(json.dumps(data, indent=1) + "\n")
+
+
 def ned_pose(t, vms=None):
     """Vehicle pose in seed 003's NED/FRD convention from Nereid's z-up/FLU columns. The
     conversion is the engine's (include/nereid/frames.h, src/vms/vms.cc NedPose) written

@@ -218,34 +218,14 @@ over the seeds, the chi-square(2 × {DR_SEEDS})/{DR_SEEDS} 95 % interval being
 
 
 def main():
-    import argparse
     sys.path.insert(0, str(ROOT / "tools"))
     import validate
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--nereid", default=str(ROOT / "build" / "nereid"))
-    ap.add_argument("--work", default=str(ROOT / "results" / "validation_navigation"))
-    ap.add_argument("--out", default=str(ROOT / "docs"))
-    args = ap.parse_args()
-    out = pathlib.Path(args.out)
-    figdir = out / "validation"
+    args = validate.section_parser(__doc__.splitlines()[0], "validation_navigation").parse_args()
+    figdir = pathlib.Path(args.out) / "validation"
     figdir.mkdir(parents=True, exist_ok=True)
     r = validate.Runner(args.nereid, args.work)
     text = section(r, figdir)
-    report = out / "validation.md"
-    old = report.read_text()
-    if BEGIN in old:
-        old = old[:old.index(BEGIN)] + text + old[old.index(END) + len(END) + 1:]
-    else:
-        old = old.replace("## Commands run", text + "\n## Commands run", 1)
-    commands = "\n".join(r.log)
-    old = old.replace("## Commands run\n\n```\n", "## Commands run\n\n```\n" + commands + "\n", 1) \
-        if commands not in old else old
-    report.write_text(old)
-    figures_path = figdir / "figures.json"
-    figures = json.loads(figures_path.read_text())
-    figures["runs"].update(r.figures)
-    figures["runs"] = dict(sorted(figures["runs"].items()))
-    figures_path.write_text(json.dumps(figures, indent=1) + "\n")
+    validate.write_section(args.out, text, r, begin=BEGIN, end=END)
     print(text)
 
 

@@ -13,7 +13,6 @@ OUT/validation/figures.json.
 import json
 import math
 import pathlib
-import re
 import sys
 
 import numpy as np
@@ -275,48 +274,18 @@ def section(r, figdir):
     return pillar_section(r, figdir) + "\n" + sea_section(r, figdir)
 
 
-def splice(report, text):
-    """The report with the section titled TITLE replaced by `text` (else inserted before
-    "## Commands run")."""
-    start = report.find(TITLE)
-    if start >= 0:
-        nxt = re.search(r"^## ", report[start + len(TITLE):], flags=re.M)
-        end = start + len(TITLE) + nxt.start() if nxt else len(report)
-        return report[:start] + text + "\n" + report[end:]
-    at = report.find("## Commands run")
-    return report[:at] + text + "\n" + report[at:] if at >= 0 else report + "\n" + text
-
-
 def main():
-    import argparse
     import validate
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--nereid", default=str(ROOT / "build" / "nereid"))
-    ap.add_argument("--work", default=str(ROOT / "results" / "validation_ocean"))
-    ap.add_argument("--out", default=str(ROOT / "docs"))
+    ap = validate.section_parser("nereid validate's ocean section, run alone", "validation_ocean")
     ap.add_argument("--part", choices=["all", "pillar"], default="all",
                     help="pillar: the pillar helix alone (the sea-state runs left out of the text)")
     args = ap.parse_args()
-    out = pathlib.Path(args.out)
-    figdir = out / "validation"
+    figdir = pathlib.Path(args.out) / "validation"
     figdir.mkdir(parents=True, exist_ok=True)
     r = validate.Runner(args.nereid, args.work)
     text = section(r, figdir) if args.part == "all" else pillar_section(r, figdir)
     print(text)
-    report = out / "validation.md"
-    if report.is_file():
-        md = splice(report.read_text(), text)
-        # the section's commands in the report's list of commands run
-        block = md.rfind("```\n", 0, len(md) - 1) if md.rstrip().endswith("```") else -1
-        new = [line for line in r.log if line not in md]
-        if block >= 0 and new:
-            md = md[:block] + "".join(line + "\n" for line in new) + md[block:]
-        report.write_text(md)
-    figures = figdir / "figures.json"
-    data = json.loads(figures.read_text()) if figures.is_file() else {"runs": {}}
-    data["runs"].update(r.figures)
-    data["runs"] = dict(sorted(data["runs"].items()))
-    figures.write_text(json.dumps(data, indent=1) + "\n")
+    validate.write_section(args.out, text, r, title=TITLE)
 
 
 if __name__ == "__main__":

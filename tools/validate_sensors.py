@@ -17,7 +17,6 @@ of the DVL point in its frame. Run alone, it rewrites its section of OUT/validat
 (between the markers) and its run in OUT/validation/figures.json; `nereid validate` calls
 section() with the other cases.
 """
-import json
 import math
 import pathlib
 import sys
@@ -206,32 +205,14 @@ where three come back within it on the far flank.
 
 
 def main():
-    import argparse
     sys.path.insert(0, str(ROOT / "tools"))
     import validate
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--nereid", default=str(ROOT / "build" / "nereid"))
-    ap.add_argument("--work", default=str(ROOT / "results" / "validation_sensors"))
-    ap.add_argument("--out", default=str(ROOT / "docs"))
-    args = ap.parse_args()
-    out = pathlib.Path(args.out)
-    figdir = out / "validation"
+    args = validate.section_parser(__doc__.splitlines()[0], "validation_sensors").parse_args()
+    figdir = pathlib.Path(args.out) / "validation"
     figdir.mkdir(parents=True, exist_ok=True)
     r = validate.Runner(args.nereid, args.work)
     text = section(r, figdir)
-    report = out / "validation.md"
-    old = report.read_text() if report.exists() else ""
-    if BEGIN in old and END in old:
-        new = old[:old.index(BEGIN)] + text.rstrip("\n") + old[old.index(END) + len(END):]
-    else:
-        marker = "## Commands run"
-        new = old.replace(marker, text + "\n" + marker, 1) if marker in old else old + "\n" + text
-    report.write_text(new)
-    figures = figdir / "figures.json"
-    data = json.loads(figures.read_text()) if figures.exists() else {"runs": {}}
-    data["runs"].update(r.figures)
-    data["runs"] = dict(sorted(data["runs"].items()))
-    figures.write_text(json.dumps(data, indent=1) + "\n")
+    validate.write_section(args.out, text, r, begin=BEGIN, end=END)
     print(text)
     return 0
 
