@@ -15,6 +15,26 @@ constexpr double kDeepKh = 20;  // beyond k h = 20, tanh k h = 1 to 1e-17: deep 
 
 bool Deep(double depth) { return !(depth > 0) || !std::isfinite(depth); }
 
+// One component at a point: the cosine and sine of its phase and its depth factors
+// cosh k(z+h) / sinh kh and sinh k(z+h) / sinh kh (both e^{kz} in deep water), z already
+// clamped to the water column. WaveField::At and WaveField::Velocity take the same numbers
+// from here.
+struct Terms {
+  double cos_t, sin_t, ch, sh;
+};
+
+Terms ComponentTerms(const Component& c, const Vec3& p, double z, double t, bool deep, double depth) {
+  const double theta = c.k * (p.x() * c.cos_direction + p.y() * c.sin_direction) - c.omega * t + c.phase;
+  Terms out{std::cos(theta), std::sin(theta), 0, 0};
+  if (deep || c.k * depth > kDeepKh) {
+    out.ch = out.sh = std::exp(c.k * z);
+  } else {
+    out.ch = std::cosh(c.k * (z + depth)) / c.sinh_kh;
+    out.sh = std::sinh(c.k * (z + depth)) / c.sinh_kh;
+  }
+  return out;
+}
+
 // splitmix64: a counter-based stream, the same on every platform (std's distributions are not)
 std::uint64_t Mix(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -198,16 +218,7 @@ Kinematics WaveField::At(const Vec3& p, double t) const {
   const double inside = z == p.z() ? 1.0 : 0.0;  // 0: extrapolated, no z derivative
   for (const Component& c : components_) {
     const double cb = c.cos_direction, sb = c.sin_direction;
-    const double theta = c.k * (p.x() * cb + p.y() * sb) - c.omega * t + c.phase;
-    const double cos_t = std::cos(theta), sin_t = std::sin(theta);
-    double ch, sh;  // cosh k(z+h) / sinh kh, sinh k(z+h) / sinh kh
-    if (deep || c.k * depth_ > kDeepKh) {
-      ch = sh = std::exp(c.k * z);
-    } else {
-      const double s = c.sinh_kh;
-      ch = std::cosh(c.k * (z + depth_)) / s;
-      sh = std::sinh(c.k * (z + depth_)) / s;
-    }
+    const auto [cos_t, sin_t, ch, sh] = ComponentTerms(c, p, z, t, deep, depth_);
     const double aw = c.amplitude * c.omega, aw2 = aw * c.omega;
     out.elevation += c.amplitude * cos_t;
     const double uh = aw * ch * cos_t, duh = aw2 * ch * sin_t;
@@ -230,16 +241,7 @@ Vec3 WaveField::Velocity(const Vec3& p, double t) const {
   const double z = std::clamp(p.z(), deep ? -1e300 : -depth_, 0.0);
   for (const Component& c : components_) {
     const double cb = c.cos_direction, sb = c.sin_direction;
-    const double theta = c.k * (p.x() * cb + p.y() * sb) - c.omega * t + c.phase;
-    const double cos_t = std::cos(theta), sin_t = std::sin(theta);
-    double ch, sh;
-    if (deep || c.k * depth_ > kDeepKh) {
-      ch = sh = std::exp(c.k * z);
-    } else {
-      const double s = c.sinh_kh;
-      ch = std::cosh(c.k * (z + depth_)) / s;
-      sh = std::sinh(c.k * (z + depth_)) / s;
-    }
+    const auto [cos_t, sin_t, ch, sh] = ComponentTerms(c, p, z, t, deep, depth_);
     const double aw = c.amplitude * c.omega;
     const double uh = aw * ch * cos_t;
     velocity += Vec3(uh * cb, uh * sb, aw * sh * sin_t);

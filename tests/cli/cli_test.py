@@ -245,8 +245,10 @@ check("bench --only sensors", p.returncode == 0 and
       only_report["ratios"]["nereid_full_sensors/nereid_full"] > 0 and
       only_report["sensor_suite_paired"]["samples"] == 3 and "paired samples" in p.stdout, p.stdout + p.stderr)
 rl_cases = [c for c in report["cases"] if c["name"].startswith(("rl/", "rollout/"))]
+# batch 1, 16, 256 at 1 and 2 threads, batch 256's sensor observations and its two bounds at
+# 1 and 2 threads, the rollout at 1 and 2 threads
 check("bench repeats the RL and rollout cases and reports their spread",
-      len(rl_cases) == 12 and all(len(c["runs"]) == 5 and c["ns_per_step_min"] <= c["ns_per_step"] <= c["ns_per_step_max"]
+      len(rl_cases) == 14 and all(len(c["runs"]) == 5 and c["ns_per_step_min"] <= c["ns_per_step"] <= c["ns_per_step_max"]
                                  for c in rl_cases) and
       all(c["env_steps_per_s_min"] <= c["env_steps_per_s"] <= c["env_steps_per_s_max"]
           for c in rl_cases if c["name"].startswith("rl/")) and

@@ -93,18 +93,26 @@ void CheckAddedMassExact(Simulation& sim) {
   CHECK(residual <= 1e-7 * scale);
 }
 
+// Pushes the box (front face 0.2 m ahead of its origin) along +x with 50 N for 3 s; returns
+// the deepest its front face went beyond x = 0.5 m (the obstacle's face).
+double PushAlongX(Simulation& sim) {
+  mjData* d = sim.data();
+  double deepest = 0;
+  for (int k = 0; k < 600; ++k) {
+    d->xfrc_applied[6 + 0] = 50;
+    sim.Step();
+    deepest = std::max(deepest, d->qpos[0] + 0.2 - 0.5);
+  }
+  return deepest;
+}
+
 TEST_SUITE("scene") {
 
 TEST_CASE("a vehicle pushed into the wall stops at its face") {
   // the box's front face starts 0.3 m from the wall; 50 N pushes it in for 3 s
   auto sim = Load(Vehicle(false), ParseScene(R"({"wall": {"face_x": 0.5, "y": [-4, 4]}})"));
   mjData* d = sim->data();
-  double deepest = 0;
-  for (int k = 0; k < 600; ++k) {
-    d->xfrc_applied[6 + 0] = 50;
-    sim->Step();
-    deepest = std::max(deepest, d->qpos[0] + 0.2 - 0.5);
-  }
+  const double deepest = PushAlongX(*sim);
   MESSAGE("penetration: deepest " << deepest * 1e3 << " mm, at rest " << (d->qpos[0] + 0.2 - 0.5) * 1e3
                                   << " mm, speed " << d->qvel[0] << " m/s");
   CHECK(d->ncon > 0);
@@ -121,12 +129,7 @@ TEST_CASE("a vehicle pushed into a pillar stops at its surface") {
   // pushed along +x with 50 N for 3 s: its front face stops on the cylinder's surface
   auto sim = Load(Vehicle(false), ParseScene(R"({"pillars": [{"center": [1, 0], "radius": 0.5}]})"));
   mjData* d = sim->data();
-  double deepest = 0;
-  for (int k = 0; k < 600; ++k) {
-    d->xfrc_applied[6 + 0] = 50;
-    sim->Step();
-    deepest = std::max(deepest, d->qpos[0] + 0.2 - 0.5);
-  }
+  const double deepest = PushAlongX(*sim);
   MESSAGE("pillar penetration: deepest " << deepest * 1e3 << " mm, at rest " << (d->qpos[0] + 0.2 - 0.5) * 1e3
                                          << " mm");
   CHECK(d->ncon > 0);

@@ -5,6 +5,10 @@
 # [WERROR [CC CXX]]: the calling build's NEREID_WERROR (ON/OFF, default OFF) and compilers, so
 # that the wheel's compile commands are that build's and ccache (when installed) hands it that
 # build's objects (ccache tells compilers apart by name: c++ and g++ do not share entries).
+# MuJoCo (and CasADi) are found through this interpreter, as build/ found them: left to
+# itself the wheel's configure takes the first python3 on PATH, which under a virtual
+# environment is another interpreter with its own mujoco/include path, and every object
+# missed the cache (a fresh-clone run in a venv: python_wheel 312 s).
 set -euo pipefail
 py="$1"; src="$2"; work="$3"; werror="${4:-OFF}"
 if [ -n "${5:-}" ]; then export CC="$5"; fi
@@ -14,7 +18,8 @@ rm -rf "$work" && mkdir -p "$work"
 export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc 2>/dev/null || echo 2)}"
 start=$(date +%s)
 "$py" -m pip wheel -q --no-build-isolation --no-deps \
-  --config-settings=cmake.define.NEREID_WERROR="$werror" "$src" -w "$work/dist"
+  --config-settings=cmake.define.NEREID_WERROR="$werror" \
+  --config-settings=cmake.define.MuJoCo_PYTHON="$py" "$src" -w "$work/dist"
 echo "wheel built in $(($(date +%s) - start)) s"
 "$py" -m pip install -q --no-deps --target "$work/site" "$work"/dist/nereid-*.whl
 cd "$work"
