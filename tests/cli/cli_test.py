@@ -236,14 +236,15 @@ check("bench times the tether's load at 50, 200 and 1000 segments",
 # --only sensors: the sensor suite beside its references, nothing else; the ratio and the
 # paired samples in the JSON
 only = os.path.join(work, "bench_sensors.json")
-p = run("bench", "--steps", "20", "--samples", "3", "--only", "sensors", "--out", only)
+p_only = run("bench", "--steps", "20", "--samples", "3", "--only", "sensors", "--out", only)
 only_report = json.load(open(only))
-check("bench --only sensors", p.returncode == 0 and
+check("bench --only sensors", p_only.returncode == 0 and
       sorted(c["name"] for c in only_report["cases"]) ==
       ["bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_full_sensors", "bluerov2_heavy/stock_mj_step_plugins",
        "bluerov2_heavy/stock_mj_step_sensors"] and
       only_report["ratios"]["nereid_full_sensors/nereid_full"] > 0 and
-      only_report["sensor_suite_paired"]["samples"] == 3 and "paired samples" in p.stdout, p.stdout + p.stderr)
+      only_report["sensor_suite_paired"]["samples"] == 3 and "paired samples" in p_only.stdout,
+      p_only.stdout + p_only.stderr)
 rl_cases = [c for c in report["cases"] if c["name"].startswith(("rl/", "rollout/"))]
 # batch 1, 16, 256 at 1 and 2 threads, batch 256's sensor observations and its two bounds at
 # 1 and 2 threads, the rollout at 1 and 2 threads
