@@ -154,6 +154,19 @@ def section_parser(description, work):
     return ap
 
 
+def run_section(section, args, **where):
+    """A report section run alone: section(Runner, figure folder) with the parsed
+    section_parser arguments, written into the report (write_section, `where`: its markers
+    or title) and printed."""
+    figdir = pathlib.Path(args.out) / "validation"
+    figdir.mkdir(parents=True, exist_ok=True)
+    r = Runner(args.nereid, args.work)
+    text = section(r, figdir)
+    write_section(args.out, text, r, **where)
+    print(text)
+    return 0
+
+
 def write_section(out, text, runner, begin=None, end=None, title=None):
     """Puts a section run alone into OUT/validation.md - between its markers `begin` and
     `end`, or in place of the section headed `title`, else before "## Commands run" - adds

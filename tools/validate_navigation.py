@@ -221,13 +221,8 @@ def main():
     sys.path.insert(0, str(ROOT / "tools"))
     import validate
     args = validate.section_parser(__doc__.splitlines()[0], "validation_navigation").parse_args()
-    figdir = pathlib.Path(args.out) / "validation"
-    figdir.mkdir(parents=True, exist_ok=True)
-    r = validate.Runner(args.nereid, args.work)
-    text = section(r, figdir)
-    validate.write_section(args.out, text, r, begin=BEGIN, end=END)
-    print(text)
+    return validate.run_section(section, args, begin=BEGIN, end=END)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -280,13 +280,8 @@ def main():
     ap.add_argument("--part", choices=["all", "pillar"], default="all",
                     help="pillar: the pillar helix alone (the sea-state runs left out of the text)")
     args = ap.parse_args()
-    figdir = pathlib.Path(args.out) / "validation"
-    figdir.mkdir(parents=True, exist_ok=True)
-    r = validate.Runner(args.nereid, args.work)
-    text = section(r, figdir) if args.part == "all" else pillar_section(r, figdir)
-    print(text)
-    validate.write_section(args.out, text, r, title=TITLE)
+    return validate.run_section(section if args.part == "all" else pillar_section, args, title=TITLE)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
