@@ -184,7 +184,16 @@ void VehicleSensors::Update(const Simulation& sim) {
   e->qpos[qpos_ + 6] = q.z();
   // the thrusters' own state (what the controller commanded), for the MPC's thrust lag
   std::copy(d->actuator_force, d->actuator_force + m->nu, e->actuator_force);
-  mj_kinematics(m, e);
+  model_ = m;
+  estimate_stale_ = true;
+}
+
+mjData* VehicleSensors::estimate() {
+  if (estimate_stale_) {
+    mj_kinematics(model_, estimate_);
+    estimate_stale_ = false;
+  }
+  return estimate_;
 }
 
 void VehicleSensors::Observe(const Vec3& target, double target_heading, float* out) const {

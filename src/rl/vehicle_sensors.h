@@ -54,8 +54,9 @@ class VehicleSensors {
   void Update(const Simulation& sim);
   // The observation (kSize floats) for a target position (world, m) and heading (rad).
   void Observe(const Vec3& target, double target_heading, float* out) const;
-  // The sensor-derived state: the vehicle's free joint set from it, kinematics done.
-  mjData* estimate() { return estimate_; }
+  // The sensor-derived state: the vehicle's free joint set from it, kinematics done (on the
+  // first call after an Update: a policy that never asks pays nothing for it).
+  mjData* estimate();
 
  private:
   int body_, qpos_, dof_;
@@ -66,6 +67,8 @@ class VehicleSensors {
   Vec3 r_pressure_, r_dvl_, r_acoustic_;
   Mat3 R_imu_, R_dvl_;
   mjData* estimate_ = nullptr;
+  const mjModel* model_ = nullptr;
+  bool estimate_stale_ = false;  // Update set the free joint; mj_kinematics not yet run
 
   // state of the episode
   bool fresh_ = true;
