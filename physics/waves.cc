@@ -3,9 +3,12 @@
 #include "nereid/waves.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numbers>
 #include <sstream>
+
+#include "wave_tracker_pass.h"
 
 namespace nereid::waves {
 namespace {
@@ -247,6 +250,132 @@ Vec3 WaveField::Velocity(const Vec3& p, double t) const {
     velocity += Vec3(uh * cb, uh * sb, aw * sh * sin_t);
   }
   return velocity;
+}
+
+namespace {
+double ClampedZ(double z, double depth) { return std::clamp(z, depth > 0 ? -depth : -1e300, 0.0); }
+}  // namespace
+
+Kinematics LocalWaves::Near(const Vec3& q) const {
+  if (q == point) return at;
+  Kinematics out = at;
+  const double z = std::clamp(q.z(), seabed, 0.0);
+  const Vec3 d(q.x() - point.x(), q.y() - point.y(), z - point.z());
+  out.elevation += slope_x * d.x() + slope_y * d.y();
+  out.velocity += at.gradient * d;
+  out.acceleration += acceleration_gradient * d;
+  if (z != q.z()) out.gradient.col(2).setZero();  // outside the water column, as At
+  return out;
+}
+
+Vec3 LocalWaves::VelocityNear(const Vec3& q) const {
+  if (q == point) return at.velocity;
+  return at.velocity + at.gradient * Vec3(q.x() - point.x(), q.y() - point.y(), std::clamp(q.z(), seabed, 0.0) - point.z());
+}
+
+void Tracker::Rebuild() {
+  const std::vector<Component>& cs = field_->components();
+  const size_t n = (cs.size() + 3) / 4 * 4;  // padded with silent components (amplitude 0)
+  for (std::vector<double>* v : {&kc_, &ks_, &k_, &w_, &cb_, &sb_, &a_, &aw_, &aw2_, &ak_, &awk_, &aw2k_, &c_,
+                                 &s_, &f_, &g_}) {
+    v->assign(n, 0.0);
+  }
+  one_direction_ = true;
+  k_max_ = w_max_ = 0;
+  for (size_t i = 0; i < cs.size(); ++i) {
+    const Component& c = cs[i];
+    k_max_ = std::max(k_max_, c.k);
+    w_max_ = std::max(w_max_, c.omega);
+    kc_[i] = c.k * c.cos_direction;
+    ks_[i] = c.k * c.sin_direction;
+    k_[i] = c.k;
+    w_[i] = c.omega;
+    cb_[i] = c.cos_direction;
+    sb_[i] = c.sin_direction;
+    a_[i] = c.amplitude;
+    aw_[i] = c.amplitude * c.omega;
+    aw2_[i] = aw_[i] * c.omega;
+    ak_[i] = c.amplitude * c.k;
+    awk_[i] = aw_[i] * c.k;
+    aw2k_[i] = aw2_[i] * c.k;
+    one_direction_ = one_direction_ && c.direction == cs.front().direction;
+  }
+}
+
+void Tracker::Exact(const Vec3& p, double t) {
+  const std::vector<Component>& cs = field_->components();
+  const double depth = field_->depth();
+  const bool deep = depth <= 0;
+  for (size_t i = 0; i < cs.size(); ++i) {
+    const Component& c = cs[i];
+    const double theta = c.k * (p.x() * c.cos_direction + p.y() * c.sin_direction) - c.omega * t + c.phase;
+    c_[i] = std::cos(theta);
+    s_[i] = std::sin(theta);
+    if (deep || c.k * depth > kDeepKh) {  // ch = sh = e^{kz}
+      f_[i] = std::exp(c.k * p.z());
+      g_[i] = 0;
+    } else {  // ch = F + G, sh = F - G: cosh k(z+h) / sinh kh, sinh k(z+h) / sinh kh
+      f_[i] = std::exp(c.k * (p.z() + depth)) / (2 * c.sinh_kh);
+      g_[i] = std::exp(-c.k * (p.z() + depth)) / (2 * c.sinh_kh);
+    }
+  }
+  updates_ = 0;
+  ++exact_;
+}
+
+bool Tracker::Pass(bool advance, const Vec3& delta, double dt) {
+  detail::PassArrays x;
+  x.n = c_.size();
+  x.k_max = k_max_, x.w_max = w_max_;
+  x.kc = kc_.data(), x.ks = ks_.data(), x.k = k_.data(), x.w = w_.data(), x.cb = cb_.data(), x.sb = sb_.data();
+  x.a = a_.data(), x.aw = aw_.data(), x.aw2 = aw2_.data(), x.ak = ak_.data(), x.awk = awk_.data();
+  x.aw2k = aw2k_.data();
+  x.c = c_.data(), x.s = s_.data(), x.f = f_.data(), x.g = g_.data();
+  const double d[3] = {delta.x(), delta.y(), delta.z()};
+  double sum[21];
+  const bool done = detail::HaveAvx2() ? detail::PassAvx2(x, advance, one_direction_, d, dt, kMaxIncrement, sum)
+                                       : detail::Pass(x, advance, one_direction_, d, dt, kMaxIncrement, sum);
+  if (!done) return false;
+  // sum (wave_tracker_pass.h): 0 eta; 1-2 a k s; 3-5 the velocity's parts; 6-8 the
+  // acceleration's; 9-14 the velocity gradient's; 15-20 the acceleration gradient's
+  const double inside = inside_ ? 1.0 : 0.0;
+  Kinematics& k = out_.at;
+  k.elevation = sum[0];
+  out_.slope_x = -sum[1];
+  out_.slope_y = -sum[2];
+  k.velocity = Vec3(sum[3], sum[4], sum[5]);
+  k.acceleration = Vec3(sum[6], sum[7], -sum[8]);
+  // du_i/dx_j: u_h = a w ch cos(theta) along (cos b, sin b), w = a w sh sin(theta)
+  k.gradient << -sum[9], -sum[10], inside * sum[13],  //
+      -sum[10], -sum[11], inside * sum[14],           //
+      sum[13], sum[14], inside * sum[12];
+  // da_i/dx_j: a_h = a w^2 ch sin(theta), a_z = -a w^2 sh cos(theta)
+  out_.acceleration_gradient << sum[15], sum[16], inside * sum[19],  //
+      sum[16], sum[17], inside * sum[20],                            //
+      sum[19], sum[20], -inside * sum[18];
+  if (advance) ++updates_;
+  return true;
+}
+
+const LocalWaves& Tracker::Sample(const std::shared_ptr<const WaveField>& field, const Vec3& p, double t) {
+  if (valid_ && t == t_ && p == p_ && field == field_) return out_;
+  const Vec3 clamped(p.x(), p.y(), ClampedZ(p.z(), field->depth()));
+  if (field != field_) {
+    field_ = field;
+    Rebuild();
+    valid_ = false;
+  }
+  inside_ = clamped.z() == p.z();
+  if (!(valid_ && updates_ < kResync && Pass(true, clamped - out_.point, t - t_))) {
+    Exact(clamped, t);
+    Pass(false, Vec3::Zero(), 0);
+  }
+  valid_ = true;
+  t_ = t;
+  p_ = p;
+  out_.point = clamped;
+  out_.seabed = field_->depth() > 0 ? -field_->depth() : -1e300;
+  return out_;
 }
 
 }  // namespace nereid::waves

@@ -68,6 +68,7 @@ class CurrentField {
   // Surface waves carried by the field (calm by default); a calm field removes them.
   void SetWaves(waves::WaveField waves);
   const waves::WaveField* waves() const { return waves_.get(); }  // nullptr: calm
+  const std::shared_ptr<const waves::WaveField>& shared_waves() const { return waves_; }
   // Takes `other`'s waves (shared, not copied): replacing the steady current keeps them.
   void ShareWaves(const CurrentField& other) { waves_ = other.waves_; }
 

@@ -82,7 +82,7 @@ void Buoyancy::Compute(const mjModel* m, mjData* d, int) noexcept {
   // waterline (0 in calm water: z_min - 0 is z_min, bit for bit)
   const CurrentField* water = CurrentPlugin::Field(d, current_instance_);
   CurrentSample c;
-  if (water) c = water->Evaluate(d->time, point);
+  if (water) c = *CurrentPlugin::OnBody(d, current_instance_, b, point);
   last_waterline_ = c.elevation;
   last_fraction_ = restoring::SubmergedFraction(z_min - c.elevation, z_max - c.elevation);
   // buoyancy is the fluid's answer to gravity: off when gravity is off

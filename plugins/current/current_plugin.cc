@@ -142,12 +142,46 @@ std::unique_ptr<CurrentPlugin> CurrentPlugin::Create(const mjModel* m, mjData*, 
   auto plugin = std::make_unique<CurrentPlugin>();
   plugin->initial = CurrentFromModel(m, instance);
   plugin->field = plugin->initial;
+  plugin->trackers.resize(static_cast<size_t>(m->nbody));
   return plugin;
 }
 
 const CurrentField* CurrentPlugin::Field(const mjData* d, int instance) {
   const CurrentPlugin* plugin = instance >= 0 ? PluginObject<CurrentPlugin>(d, instance) : nullptr;
   return plugin ? &plugin->field : nullptr;
+}
+
+namespace {
+// the waves at body `body`'s origin now, from its tracker
+const waves::LocalWaves& BodyWaves(CurrentPlugin* plugin, const mjData* d, int body) {
+  const mjtNum* x = d->xpos + 3 * body;
+  return plugin->trackers[static_cast<size_t>(body)].Sample(plugin->field.shared_waves(), Vec3(x[0], x[1], x[2]),
+                                                            d->time);
+}
+}  // namespace
+
+std::optional<CurrentSample> CurrentPlugin::OnBody(const mjData* d, int instance, int body, const Vec3& p) {
+  CurrentPlugin* plugin = instance >= 0 ? PluginObject<CurrentPlugin>(d, instance) : nullptr;
+  if (!plugin) return std::nullopt;
+  if (!plugin->field.waves() || body < 0 || static_cast<size_t>(body) >= plugin->trackers.size()) {
+    return plugin->field.Evaluate(d->time, p);
+  }
+  CurrentSample s = plugin->field.Evaluate(d->time, p.z());
+  const waves::Kinematics w = BodyWaves(plugin, d, body).Near(p);
+  s.velocity += w.velocity;
+  s.d_dt += w.acceleration;
+  s.d_dx = w.gradient;
+  s.elevation = w.elevation;
+  return s;
+}
+
+std::optional<Vec3> CurrentPlugin::VelocityOnBody(const mjData* d, int instance, int body, const Vec3& p) {
+  CurrentPlugin* plugin = instance >= 0 ? PluginObject<CurrentPlugin>(d, instance) : nullptr;
+  if (!plugin) return std::nullopt;
+  if (!plugin->field.waves() || body < 0 || static_cast<size_t>(body) >= plugin->trackers.size()) {
+    return plugin->field.Velocity(d->time, p);
+  }
+  return plugin->field.Evaluate(d->time, p.z()).velocity + BodyWaves(plugin, d, body).VelocityNear(p);
 }
 
 void CurrentPlugin::RegisterPlugin() { RegisterPassivePlugin<CurrentPlugin>(); }

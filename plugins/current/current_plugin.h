@@ -5,6 +5,8 @@
 #define NEREID_PLUGINS_CURRENT_CURRENT_PLUGIN_H_
 
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include <mujoco/mujoco.h>
 
@@ -54,8 +56,20 @@ class CurrentPlugin final {
   // The field of the model's current instance in `d` (nullptr if instance < 0).
   static const CurrentField* Field(const mjData* d, int instance);
 
+  // The field at p on a body of the model, for the body's parts (its hydrodynamics at the
+  // origin, its buoyancy, its thrusters' inflow): the steady current at p plus the waves
+  // of one waves::Tracker sample per body, taken at the body's origin (d->xpos) and
+  // extrapolated to p to first order (waves::LocalWaves::Near; docs/waves.md "Cost").
+  // Without waves, field.Evaluate(d->time, p) bit for bit. nullopt: no current instance.
+  static std::optional<CurrentSample> OnBody(const mjData* d, int instance, int body, const Vec3& p);
+  // OnBody(...)->velocity alone
+  static std::optional<Vec3> VelocityOnBody(const mjData* d, int instance, int body, const Vec3& p);
+
   CurrentField initial;  // as configured in the model
   CurrentField field;    // as used now
+  // per body: the waves at its origin, followed from step to step (a cache of `field`'s
+  // waves: any state of it gives the same numbers to rounding)
+  std::vector<waves::Tracker> trackers;
 };
 
 }  // namespace nereid

@@ -131,8 +131,8 @@ void Hydrodynamics::Compute(const mjModel* m, mjData* d, int) noexcept {
   // velocity relative to the water
   Vec6 nu_r = nu;
   CurrentSample current;
-  if (const CurrentField* water = CurrentPlugin::Field(d, current_instance_)) {
-    current = water->Evaluate(d->time, p);
+  if (const std::optional<CurrentSample> water = CurrentPlugin::OnBody(d, current_instance_, b, p)) {
+    current = *water;
     nu_r.head<3>() -= R.transpose() * current.velocity;
   }
 

@@ -114,9 +114,10 @@ double Thruster::AdvanceSpeed(const mjModel* m, const mjData* d, int a) const {
   mjtNum velocity[6];
   mj_objectVelocity(m, d, mjOBJ_SITE, site, velocity, 0);
   Vec3 v(velocity[3], velocity[4], velocity[5]);
-  if (const CurrentField* water = CurrentPlugin::Field(d, current_instance_)) {
-    const mjtNum* x = d->site_xpos + 3 * site;
-    v -= water->Velocity(d->time, Vec3(x[0], x[1], x[2]));
+  const mjtNum* x = d->site_xpos + 3 * site;
+  if (const std::optional<Vec3> water =
+          CurrentPlugin::VelocityOnBody(d, current_instance_, m->site_bodyid[site], Vec3(x[0], x[1], x[2]))) {
+    v -= *water;
   }
   return v.dot(axis);
 }

@@ -245,6 +245,11 @@ check("bench --only sensors", p_only.returncode == 0 and
       only_report["ratios"]["nereid_full_sensors/nereid_full"] > 0 and
       only_report["sensor_suite_paired"]["samples"] == 3 and "paired samples" in p_only.stdout,
       p_only.stdout + p_only.stderr)
+# the sea's cost: the waves' and the calm runs' samples paired
+waves = report["waves"]
+check("bench pairs the sea's samples with the calm ones",
+      waves["samples"] == len(next(c for c in report["cases"] if c["name"] == "bluerov2_heavy/nereid_full_waves64")["runs"])
+      and waves["samples"] > 0 and waves["min"] <= waves["paired_median"] <= waves["max"], str(waves))
 rl_cases = [c for c in report["cases"] if c["name"].startswith(("rl/", "rollout/"))]
 # batch 1, 16, 256 at 1 and 2 threads, batch 256's sensor observations and its two bounds at
 # 1 and 2 threads, the rollout at 1 and 2 threads

@@ -2,7 +2,9 @@
 // Linear (Airy) waves (include/nereid/waves.h) against the dispersion relation, the
 // closed-form kinematics and the boundary conditions of linear theory, and a spectrum's
 // sampled sea against its significant height and peak period.
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numbers>
 #include <vector>
 
@@ -233,6 +235,94 @@ TEST_CASE("bad waves are refused with the rule they break") {
   sea.significant_height = 20;
   sea.peak_period = 4;
   CHECK(WaveField::SeaStateRule(sea, 0).rfind("the sea breaks", 0) == 0);
+}
+
+// the largest difference between two kinematics, per quantity
+double Gap(const Kinematics& a, const Kinematics& b) {
+  return std::max({std::abs(a.elevation - b.elevation), (a.velocity - b.velocity).cwiseAbs().maxCoeff(),
+                   (a.acceleration - b.acceleration).cwiseAbs().maxCoeff(),
+                   (a.gradient - b.gradient).cwiseAbs().maxCoeff()});
+}
+
+// the sum over components of a w^2 k (1 + k): a bound on every number Kinematics holds
+double Scale(const WaveField& f) {
+  double s = 0;
+  for (const Component& c : f.components()) s += c.amplitude * (1 + c.omega * c.omega) * (1 + c.k) * (1 + c.k);
+  return s;
+}
+
+TEST_CASE("a Tracker following a moving point equals At to 1e-13 of the sea's scale") {
+  SeaState sea;
+  sea.significant_height = 0.3;
+  sea.peak_period = 4;
+  sea.spreading = 5;  // many directions
+  // steps of 2, 8 and 15 ms: the fastest component (4.7 rad/s, k 2.3 /m) turns by up to
+  // 0.01, 0.04 and 0.09 rad (Taylor series of 4, 5 and 6 terms; 0.1 is Tracker::kMaxIncrement)
+  for (auto [depth, dt] : {std::pair{0.0, 0.002}, {20.0, 0.002}, {3.0, 0.002}, {20.0, 0.008}, {0.0, 0.015}, {20.0, 0.015}}) {
+    const auto field = std::make_shared<const WaveField>(WaveField::Irregular(sea, depth));
+    Tracker tracker;
+    double worst = 0, worst_slope = 0, worst_accel_gradient = 0;
+    // a vehicle diving from above the surface to 2.5 m on a widening spiral (under 2 mm a
+    // step), and at step 300 a jump of 1 m and 5 s (a reset): exact evaluations start afresh
+    for (int step = 0; step < 600; ++step) {
+      const double jump = step >= 300 ? 5.0 : 0.0, t = dt * step + jump, s = 0.002 * step + jump;
+      const Vec3 p(0.6 * s * std::cos(0.3 * s), 0.6 * s * std::sin(0.3 * s), 0.2 - 0.004 * step);
+      const LocalWaves& w = tracker.Sample(field, p, t);
+      worst = std::max(worst, Gap(w.at, field->At(p, t)));
+      if (step % 50 == 7 && p.z() < -0.01) {
+        // the derivatives against central differences of At (h = 1e-5 m: error ~1e-9)
+        const double h = 1e-5;
+        for (int j = 0; j < 3; ++j) {
+          Vec3 e = Vec3::Zero();
+          e[j] = h;
+          const Kinematics plus = field->At(p + e, t), minus = field->At(p - e, t);
+          if (j < 2) {
+            const double slope = j == 0 ? w.slope_x : w.slope_y;
+            worst_slope = std::max(worst_slope, std::abs(slope - (plus.elevation - minus.elevation) / (2 * h)));
+          }
+          worst_accel_gradient = std::max(worst_accel_gradient,
+              (w.acceleration_gradient.col(j) - (plus.acceleration - minus.acceleration) / (2 * h)).cwiseAbs().maxCoeff());
+        }
+      }
+    }
+    MESSAGE("depth " << depth << ", step " << dt << " s: largest gap to At " << worst << " (scale " << Scale(*field) << "), slope "
+                     << worst_slope << ", acceleration gradient " << worst_accel_gradient << "; exact evaluations "
+                     << tracker.exact_evaluations() << " of 600");
+    CHECK(worst <= 1e-13 * Scale(*field));
+    CHECK(worst_slope <= 1e-7);
+    CHECK(worst_accel_gradient <= 1e-6);
+    // once at the start, every kResync updates, at the jump, and where the point crossed
+    // the surface: no more than that (no increment above kMaxIncrement)
+    CHECK(tracker.exact_evaluations() >= 600 / (Tracker::kResync + 1));
+    CHECK(tracker.exact_evaluations() <= 600 / Tracker::kResync + 3);
+  }
+}
+
+TEST_CASE("LocalWaves::Near is At to second order in k r") {
+  SeaState sea;
+  sea.significant_height = 0.3;
+  sea.peak_period = 4;
+  const auto field = std::make_shared<const WaveField>(WaveField::Irregular(sea, 20));
+  Tracker tracker;
+  const Vec3 origin(1.0, -2.0, -1.5);
+  const LocalWaves& w = tracker.Sample(field, origin, 3.7);
+  CHECK(Gap(w.Near(origin), field->At(origin, 3.7)) <= 1e-13 * Scale(*field));
+  for (const Vec3& r : {Vec3(0.3, 0.2, 0.1), Vec3(-0.25, 0.1, -0.2), Vec3(0.0, 0.0, 0.3)}) {
+    const Kinematics exact = field->At(origin + r, 3.7);
+    const double err_v = (w.Near(origin + r).velocity - exact.velocity).norm();
+    const double err_half = (w.Near(origin + r / 2).velocity - field->At(origin + r / 2, 3.7).velocity).norm();
+    const double err_eta = std::abs(w.Near(origin + r).elevation - exact.elevation);
+    const double err_eta_half = std::abs(w.Near(origin + r / 2).elevation - field->At(origin + r / 2, 3.7).elevation);
+    MESSAGE("r = " << r.transpose() << " m: velocity error " << err_v << " m/s of |u| " << exact.velocity.norm()
+                   << ", at r / 2 " << err_half << "; elevation error " << err_eta << " m, at r / 2 " << err_eta_half);
+    // second order: halving r quarters the error (the third-order terms move it by k r)
+    CHECK(err_v / err_half == doctest::Approx(4).epsilon(0.15));
+    if (r.head<2>().norm() > 0) CHECK(err_eta / err_eta_half == doctest::Approx(4).epsilon(0.25));
+    CHECK(err_v <= 0.02 * exact.velocity.norm());  // a thruster's 0.3 m in this sea: under 2 %
+    CHECK((w.VelocityNear(origin + r) - w.Near(origin + r).velocity).norm() == 0);
+    // better than the sample at the origin held (zeroth order)
+    CHECK(err_v < (w.at.velocity - exact.velocity).norm());
+  }
 }
 
 }  // TEST_SUITE
