@@ -10,13 +10,6 @@
 
 namespace nereid::sensors {
 
-uint64_t Mix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
 uint64_t StreamId(std::string_view name) {
   uint64_t h = 0xCBF29CE484222325ull;
   for (const char c : name) {
@@ -24,12 +17,6 @@ uint64_t StreamId(std::string_view name) {
     h *= 0x100000001B3ull;
   }
   return h;
-}
-
-double Uniform(uint64_t seed, uint64_t stream, uint64_t k) {
-  const uint64_t bits = Mix(Mix(seed ^ Mix(stream)) + k);
-  // 53 random bits, shifted by half a step: never 0, never 1
-  return (static_cast<double>(bits >> 11) + 0.5) * 0x1.0p-53;
 }
 
 double Normal(uint64_t seed, uint64_t stream, uint64_t k) {
@@ -49,17 +36,19 @@ double Stream::Normal() {
     return spare_;
   }
   const uint64_t j = counter_ / 2;
-  const double u1 = sensors::Uniform(seed_, stream_, 2 * j);
-  const double u2 = sensors::Uniform(seed_, stream_, 2 * j + 1);
+  const double u1 = UniformFromKey(key_, 2 * j);
+  const double u2 = UniformFromKey(key_, 2 * j + 1);
   const double r = std::sqrt(-2.0 * std::log(u1)), a = 2.0 * std::numbers::pi * u2;
+  // both outputs at once (one sincos call; the same values as sin and cos)
+  const double c = std::cos(a), s = std::sin(a);
   const bool odd = counter_ % 2 == 1;
   ++counter_;
   if (!odd) {
-    spare_ = r * std::sin(a);
+    spare_ = r * s;
     has_spare_ = true;
-    return r * std::cos(a);
+    return r * c;
   }
-  return r * std::sin(a);
+  return r * s;
 }
 
 bool SampleClock::Due(double time) {

@@ -1,7 +1,9 @@
 // Copyright Nereid authors.
 // The sensor plugins' public read-outs (include/nereid/plugins.h): their fields' names and
-// reseeding them from a run's seed.
+// reseeding them from a run's seed, and the engine's view of them (their stage, whether
+// MuJoCo's acceleration-stage preparation is needed).
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,6 +92,22 @@ void SeedSensors(const mjModel* m, mjData* d, uint64_t run_seed) {
       sensor->Reset();
     });
   }
+}
+
+std::optional<SensorCalls> NereidSensorCalls(const mjModel* m) {
+  for (int i = 0; i < m->nsensor; ++i) {
+    if (m->sensor_type[i] != mjSENS_PLUGIN || m->sensor_cutoff[i] > 0) return std::nullopt;
+  }
+  SensorCalls calls;
+  for (int i = 0; i < m->nplugin; ++i) {
+    const mjpPlugin* plugin = mjp_getPluginAtSlot(m->plugin[i]);
+    if (!plugin || !(plugin->capabilityflags & mjPLUGIN_SENSOR)) continue;
+    if (!WithSensorType(plugin->name, []<class T>() {}) || !plugin->compute) return std::nullopt;
+    const int stage = plugin->needstage == mjSTAGE_NONE ? mjSTAGE_POS : plugin->needstage;
+    if (stage < mjSTAGE_POS || stage > mjSTAGE_ACC) return std::nullopt;
+    calls[static_cast<size_t>(stage - mjSTAGE_POS)].push_back({i, plugin->compute});
+  }
+  return calls;
 }
 
 }  // namespace nereid

@@ -105,6 +105,7 @@ Simulation::Simulation(mjModel* m, mjData* d, std::string source, const Simulati
   }
   current_instance_ = FindCurrentInstance(m_);
   skip_rne_post_ = SensorsSkipRnePost(m_);
+  sensor_calls_ = NereidSensorCalls(m_);
   hydrodynamics_instances_ = FindPluginInstances(m_, kHydrodynamicsPlugin);
   const int nq = static_cast<int>(m_->nq), nv = static_cast<int>(m_->nv),
             na = static_cast<int>(m_->na);
@@ -227,6 +228,14 @@ Simulation::~Simulation() {
   FreeModel();
 }
 
+void Simulation::ComputeSensors(int stage) {
+  if (m_->opt.disableflags & mjDSBL_SENSOR) return;  // as mj_sensorPos/Vel/Acc
+  for (const SensorCall& call : (*sensor_calls_)[static_cast<size_t>(stage - mjSTAGE_POS)]) {
+    if (stage == mjSTAGE_VEL && !d_->flg_subtreevel) mj_subtreeVel(m_, d_);  // MuJoCo's preparation
+    call.compute(m_, d_, call.instance, mjPLUGIN_SENSOR);
+  }
+}
+
 void Simulation::ForwardNereid(bool skip_sensor) {
   mj_fwdPosition(m_, d_);
   if (!added_mass_.empty()) {
@@ -234,7 +243,13 @@ void Simulation::ForwardNereid(bool skip_sensor) {
     mj_factorM(m_, d_);
     mj_projectConstraint(m_, d_);
   }
-  if (!skip_sensor) mj_sensorPos(m_, d_);
+  if (!skip_sensor) {
+    if (sensor_calls_) {
+      ComputeSensors(mjSTAGE_POS);
+    } else {
+      mj_sensorPos(m_, d_);
+    }
+  }
   if (m_->opt.enableflags & mjENBL_ENERGY) {  // as mj_forward's position stage
     mj_energyPos(m_, d_);
   } else {
@@ -243,14 +258,23 @@ void Simulation::ForwardNereid(bool skip_sensor) {
   // MuJoCo runs mj_rnePostConstraint (cacc, cfrc_int, cfrc_ext) before any acceleration-
   // stage sensor plugin. When no sensor reads those (Nereid's IMU takes its site's
   // acceleration from qacc), the velocity and acceleration sensors run here with the flag
-  // that says it ran set around them (docs/sensors.md "Cost")
-  const bool skip_rne_post = !skip_sensor && skip_rne_post_;
-  mj_forwardSkip(m_, d_, mjSTAGE_POS, skip_sensor || skip_rne_post);
-  if (skip_rne_post) {
-    mj_sensorVel(m_, d_);
-    d_->flg_rnepost = 1;
-    mj_sensorAcc(m_, d_);
-    d_->flg_rnepost = 0;
+  // that says it ran set around them; when every sensor is a Nereid sensor plugin, they
+  // run without MuJoCo's stages, which would look for them among all plugin instances at
+  // every stage (docs/sensors.md "Cost")
+  const bool own_sensors = !skip_sensor && (skip_rne_post_ || sensor_calls_);
+  mj_forwardSkip(m_, d_, mjSTAGE_POS, skip_sensor || own_sensors);
+  if (own_sensors) {
+    if (sensor_calls_) {
+      ComputeSensors(mjSTAGE_VEL);
+      d_->flg_rnepost = 1;  // no Nereid sensor reads cacc or cfrc (SensorsSkipRnePost)
+      ComputeSensors(mjSTAGE_ACC);
+      d_->flg_rnepost = 0;
+    } else {
+      mj_sensorVel(m_, d_);
+      d_->flg_rnepost = 1;
+      mj_sensorAcc(m_, d_);
+      d_->flg_rnepost = 0;
+    }
   }
   if (UkEnabled()) uk_->Apply(m_, d_);  // UK connections: d->qacc <- constrained acceleration
 }

@@ -14,6 +14,7 @@
 #ifndef NEREID_PLUGINS_H_
 #define NEREID_PLUGINS_H_
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -53,6 +54,22 @@ void SeedSensors(const mjModel* m, mjData* d, uint64_t run_seed);
 // before any acceleration-stage sensor plugin, can then be left out (Nereid's engine does;
 // docs/sensors.md "Cost").
 bool SensorsSkipRnePost(const mjModel* m);
+// One sensor plugin instance and its compute function (mjpPlugin::compute).
+struct SensorCall {
+  int instance = -1;
+  void (*compute)(const mjModel* m, mjData* d, int instance, int capability_bit) = nullptr;
+};
+// The sensor plugin instances of each stage (mjSTAGE_POS, VEL, ACC; a plugin of stage
+// mjSTAGE_NONE at POS), in instance order, for an engine that computes them itself rather
+// than through mj_sensorPos/Vel/Acc, which walk every plugin instance of the model
+// (thrusters, hydrodynamics, ...) at each of the three stages to find them (docs/sensors.md
+// "Cost"). Nothing (std::nullopt) unless every sensor of the model is a Nereid sensor
+// plugin with no cutoff and every sensor plugin instance is Nereid's: MuJoCo's stages
+// then compute exactly these calls, in this order, with nothing else to do (no built-in
+// or user sensor, no clamping), except mj_rnePostConstraint before the acceleration
+// stage, which no Nereid sensor reads (SensorsSkipRnePost).
+using SensorCalls = std::array<std::vector<SensorCall>, 3>;
+std::optional<SensorCalls> NereidSensorCalls(const mjModel* m);
 
 // What a hydrodynamics instance does with its added mass when the mjData was not made by
 // Nereid's engine (plain mj_step, Python `mujoco`), where nothing puts M_A into d->M.

@@ -22,24 +22,40 @@ namespace nereid::sensors {
 // A counter-based generator: the k-th draw of a stream is a pure function of (seed,
 // stream, k), so a sensor's noise is bitwise reproducible, independent of how often the
 // pipeline calls it, and copied with its counter alone.
-uint64_t Mix(uint64_t x);  // SplitMix64's finaliser
+// SplitMix64's finaliser
+constexpr uint64_t Mix(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
 // A stream id from a sensor's name (FNV-1a), so that two sensors never share a stream.
 uint64_t StreamId(std::string_view name);
+// The key of stream `stream` under `seed`: draw k of the stream is Mix(key + k).
+constexpr uint64_t StreamKey(uint64_t seed, uint64_t stream) { return Mix(seed ^ Mix(stream)); }
+// Uniform in (0, 1) from draw k of the stream with key `key`: 53 random bits, shifted by
+// half a step (never 0, never 1).
+inline double UniformFromKey(uint64_t key, uint64_t k) {
+  return (static_cast<double>(Mix(key + k) >> 11) + 0.5) * 0x1.0p-53;
+}
 // Uniform in (0, 1), and a standard normal (Box-Muller on two uniforms), for draw k.
-double Uniform(uint64_t seed, uint64_t stream, uint64_t k);
+inline double Uniform(uint64_t seed, uint64_t stream, uint64_t k) {
+  return UniformFromKey(StreamKey(seed, stream), k);
+}
 double Normal(uint64_t seed, uint64_t stream, uint64_t k);
 
-// A stream with a counter: each call takes the next draw.
+// A stream with a counter: each call takes the next draw. Its keys are computed once, so a
+// draw costs one Mix per uniform.
 class Stream {
  public:
-  Stream() = default;
-  Stream(uint64_t seed, uint64_t stream) : seed_(seed), stream_(stream) {}
+  Stream() : Stream(0, 0) {}
+  Stream(uint64_t seed, uint64_t stream) : key_(StreamKey(seed, stream)), uniform_key_(StreamKey(seed, ~stream)) {}
   // the same value as sensors::Normal(seed, stream, counter), computed once per pair
   double Normal();
   double Uniform() {
     has_spare_ = false;
     // a stream of its own, so that it never reuses a normal draw's uniforms
-    return sensors::Uniform(seed_, ~stream_, counter_++);
+    return UniformFromKey(uniform_key_, counter_++);
   }
   void Restart() {
     counter_ = 0;
@@ -48,7 +64,7 @@ class Stream {
   uint64_t counter() const { return counter_; }
 
  private:
-  uint64_t seed_ = 0, stream_ = 0, counter_ = 0;
+  uint64_t key_ = 0, uniform_key_ = 0, counter_ = 0;  // StreamKey(seed, stream), of ~stream
   double spare_ = 0;
   bool has_spare_ = false;
 };

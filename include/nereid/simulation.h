@@ -22,6 +22,7 @@
 #include "nereid/current.h"
 #include "nereid/frames.h"
 #include "nereid/mujoco_log.h"
+#include "nereid/plugins.h"
 #include "nereid/uk.h"
 
 namespace nereid {
@@ -214,6 +215,9 @@ class Simulation final {
   std::vector<std::vector<const Mat6*>> added_mass_sources_;
   int current_instance_ = -1;
   bool skip_rne_post_ = false;  // SensorsSkipRnePost(m_): ForwardNereid leaves it out
+  // NereidSensorCalls(m_): ForwardNereid computes the sensors itself, without MuJoCo's stages
+  std::optional<SensorCalls> sensor_calls_;
+  void ComputeSensors(int stage);
   std::vector<int> hydrodynamics_instances_;
   double step_start_time_ = 0;  // for divergence messages (MuJoCo resets the time)
   std::vector<mjtNum> rk_buffer_;  // RK4 stage storage, allocated once

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <memory>
 #include <numbers>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -358,6 +359,44 @@ TEST_SUITE("sensors") {
       const std::vector<double> y = Reading(*alone, "imu"), acc = Reading(*twin, "acc");
       for (size_t k = 0; k < 3; ++k) CHECK(std::abs(y[k] - acc[k]) < 1e-12);
     }
+  }
+
+  TEST_CASE("Nereid's engine computes its sensor plugins itself, with MuJoCo's stages' readings bit for bit") {
+    // noisy sensors of every stage: pressure and DVL (position), acoustic fix, IMU (acceleration)
+    const std::string instances =
+        Instance("pressure", "depth", "imu") + Instance("dvl", "dvl", "dvl", Config("max_altitude", "30")) +
+        Instance("acoustic", "usbl", "imu", Config("rate", "10") + Config("latency", "0.2")) +
+        Instance("imu", "imu", "imu", Config("rate", "100"));
+    const std::string elements = Element("depth") + Element("dvl") + Element("usbl") + Element("imu");
+    // the same sensors beside a built-in one, which MuJoCo's stages must compute: the
+    // engine leaves them to MuJoCo (mj_rnePostConstraint still left out: a clock needs none)
+    auto own = Simulation::LoadString(Model(instances, elements));
+    auto stages = Simulation::LoadString(Model(instances, elements + "    <clock name='clock'/>\n"));
+    const std::optional<SensorCalls> calls = NereidSensorCalls(own->model());
+    REQUIRE(calls.has_value());
+    CHECK((*calls)[0].size() == 3);  // pressure, DVL, acoustic fix at the position stage
+    CHECK((*calls)[1].empty());
+    CHECK((*calls)[2].size() == 1);  // the IMU
+    CHECK_FALSE(NereidSensorCalls(stages->model()).has_value());
+    CHECK(SensorsSkipRnePost(stages->model()));
+    SetMotion(own.get());
+    SetMotion(stages.get());
+    int differing = 0;
+    for (int i = 0; i < 300; ++i) {
+      for (Simulation* sim : {own.get(), stages.get()}) {
+        sim->data()->xfrc_applied[6 + 0] = 3 * std::sin(0.07 * i);
+        sim->data()->xfrc_applied[6 + 5] = 0.2;
+        sim->Step();
+      }
+      for (const char* name : {"depth", "dvl", "usbl", "imu"}) differing += Reading(*own, name) != Reading(*stages, name);
+    }
+    CHECK(differing == 0);
+    CHECK(Reading(*stages, "clock")[0] > 1.0);  // MuJoCo's stages ran there
+    // sensors disabled: neither path writes them
+    own->mutable_model()->opt.disableflags |= mjDSBL_SENSOR;
+    own->data()->sensordata[0] = -123;
+    own->Step();
+    CHECK(own->data()->sensordata[0] == -123);
   }
 
   TEST_CASE("exact acoustic fix is the site's position, lost outside the cone, delivered after the latency") {
