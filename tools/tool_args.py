@@ -2,7 +2,12 @@
 argparse with Nereid's usage-error form, and messages with huge words cut. No nereid import
 (the scripts import the package only once their command line is checked)."""
 import argparse
+import re
 import sys
+
+# a decimal number written in ASCII, or nan / inf (refused later with the option's range);
+# Python's float() would also take other scripts' digits ('\u0661' is 1), '1_000' and blanks
+_NUMBER = re.compile(r"[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|nan|inf|infinity)", re.ASCII | re.IGNORECASE)
 
 
 def cut_long_words(text, limit=80):
@@ -11,8 +16,22 @@ def cut_long_words(text, limit=80):
     return " ".join(w if len(w) <= limit else w[:limit - 20] + f"... ({len(w)} chars)" for w in text.split(" "))
 
 
+def number(text):
+    """A float option's value: an ASCII decimal number (argparse's message names the option
+    and the value: "invalid number value: '...'")."""
+    if not _NUMBER.fullmatch(text):
+        raise ValueError(text)
+    return float(text)
+
+
 class UsageParser(argparse.ArgumentParser):
-    """argparse with Nereid's usage-error form: the message first, then the usage; exit 2."""
+    """argparse with Nereid's usage-error form: the message first, then the usage; exit 2.
+    Its float options take ASCII decimal numbers only (`number`)."""
+
+    def add_argument(self, *args, **kwargs):
+        if kwargs.get("type") is float:
+            kwargs["type"] = number
+        return super().add_argument(*args, **kwargs)
 
     def error(self, message):
         usage = self.format_usage().removeprefix("usage: ")

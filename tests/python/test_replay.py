@@ -73,6 +73,11 @@ def test_replay_bad_input(tmp_path):
     assert code == 1 and "absent.xml (--model): no such file" in err
     code, err = replay(other, "--model", model, "--max-offset", "nan")
     assert code == 1 and "--max-offset nan" in err
+    # a number in other digits than ASCII's (Python's float() reads '\u0661' as 1), with an
+    # underscore or blanks: a usage error naming the option and the value
+    for text in ("\u0661", "1_0", " 1"):
+        code, err = replay(other, "--model", model, "--max-offset", text)
+        assert code == 2 and f"argument --max-offset: invalid number value: '{text}'" in err
     nan = tmp_path / "nan.csv"
     nan.write_text("# nereid-log: 1\n# command_units: pwm_us\nt,cmd.thr1\n0,1500\n0.1,nan\n")
     code, err = replay(nan, "--model", model)
