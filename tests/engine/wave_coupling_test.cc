@@ -176,7 +176,10 @@ TEST_CASE("the velocity-only evaluation is the full evaluation's velocity, bit f
 // the water.
 constexpr double kBoxMass = 250, kBoxAdded = 150, kBoxArea = 1, kBoxDraft = 0.25, kRho = 1000;
 
-std::string FloatingBox(const std::string& waves) {
+// surge: a horizontal slide joint 'surge' before the heave joint, held at a commanded
+// speed by a stiff velocity actuator (kv 2e4 N s/m: the waves' horizontal force of about
+// 150 N moves it by under 0.01 m/s)
+std::string FloatingBox(const std::string& waves, bool surge = false) {
   return "<mujoco model='floating_box'>\n"
          "  <compiler inertiafromgeom='false'/>\n"
          "  <option timestep='0.005' integrator='RK4' gravity='0 0 -9.81'/>\n"
@@ -185,12 +188,14 @@ std::string FloatingBox(const std::string& waves) {
          test::Buoyancy(0.5, "0 0 0") +
          "  </extension>\n"
          "  <worldbody>\n"
-         "    <body name='b' pos='0 0 " + std::to_string(-kBoxDraft / 2) + "'>\n"
+         "    <body name='b' pos='0 0 " + std::to_string(-kBoxDraft / 2) + "'>\n" +
+         (surge ? "      <joint name='surge' type='slide' axis='1 0 0'/>\n" : "") +
          "      <joint name='heave' type='slide' axis='0 0 1'/>\n"
          "      <inertial pos='0 0 0' mass='" + std::to_string(kBoxMass) + "' diaginertia='30 30 40'/>\n"
          "      <geom type='box' pos='0 0 0.125' size='0.5 0.5 0.25' contype='0' conaffinity='0'/>\n"
          "    </body>\n"
-         "  </worldbody>\n"
+         "  </worldbody>\n" +
+         (surge ? "  <actuator><velocity joint='surge' kv='20000'/></actuator>\n" : "") +
          "</mujoco>\n";
 }
 
@@ -251,6 +256,62 @@ TEST_CASE("a floating box heaves at its natural period and with the closed-form 
   CHECK(amplitude / a == doctest::Approx(rao).epsilon(0.01));
   CHECK(residual < 0.05 * a);
   CHECK(std::abs(fit[4]) < 0.05 * a);  // a second-order mean (0.013 a measured)
+}
+
+TEST_CASE("a floating box moving into the waves heaves at the encounter frequency with its RAO") {
+  // the box of the case above held at U = 0.5 m/s against a regular deep-water wave
+  // travelling along +x (H = 0.08 m, T = 2 s, H / L = 0.013): it meets the crests at
+  // w_e = w + k U = 3.645 rad/s instead of w = 3.142. The Froude-Krylov force keeps the
+  // water particle's acceleration w^2 a e^{-k d/2}, the added mass takes the water's rate
+  // along the path, w w_e a e^{-k d/2} (docs/waves.md "Encounter frequency"):
+  // |z / a| = |C - (m w^2 + A33 w w_e) e^{-k d/2}| / |C - (m + A33) w_e^2| = 1.361
+  const double g = waves::kGravity, C = kRho * g * kBoxArea, M = kBoxMass + kBoxAdded;
+  const double H = 0.08, T = 2.0, a = H / 2, U = 0.5;
+  const double omega = 2 * std::numbers::pi / T, k = omega * omega / g, omega_e = omega + k * U;
+  const double omega_n = std::sqrt(C / M), decay = std::exp(-k * kBoxDraft / 2);
+  const double signed_rao = (C - (kBoxMass * omega * omega + kBoxAdded * omega * omega_e) * decay) / (C - M * omega_e * omega_e);
+  // what the other readings would give: everything at w_e (the stationary formula at the
+  // encounter frequency), and no encounter at all
+  const double rao_all_e = std::abs(C - M * omega_e * omega_e * decay) / std::abs(C - M * omega_e * omega_e);
+  auto sim = Simulation::LoadString(FloatingBox(Key("wave_type", "regular") + Key("wave_height", std::to_string(H)) +
+                                                    Key("wave_period", std::to_string(T)),
+                                                true));
+  mjData* d = sim->data();
+  d->ctrl[0] = -U;
+  d->qvel[0] = -U;
+  d->qpos[1] = a * signed_rao;  // the steady response's crest at t = 0 (x = 0: eta = a)
+  sim->Forward();
+  const int n = 4000;  // 20 s, 11.6 encounter periods
+  Eigen::MatrixXd basis(n, 5);
+  Eigen::VectorXd z(n);
+  double worst_speed = 0;
+  for (int i = 0; i < n; ++i) {
+    sim->Step();
+    const double t = d->time;
+    basis.row(i) << std::cos(omega_e * t), std::sin(omega_e * t), std::cos(omega_n * t), std::sin(omega_n * t), 1;
+    z[i] = d->qpos[1];
+    worst_speed = std::max(worst_speed, std::abs(d->qvel[0] + U));
+  }
+  const Eigen::VectorXd fit = basis.colPivHouseholderQr().solve(z);
+  const double amplitude = std::hypot(fit[0], fit[1]);
+  const double residual = (basis * fit - z).cwiseAbs().maxCoeff();
+  // the same record fitted at w instead of w_e leaves most of it unexplained
+  Eigen::MatrixXd at_omega = basis;
+  for (int i = 0; i < n; ++i) {
+    const double t = 0.005 * (i + 1);
+    at_omega(i, 0) = std::cos(omega * t);
+    at_omega(i, 1) = std::sin(omega * t);
+  }
+  const double residual_omega = (at_omega * at_omega.colPivHouseholderQr().solve(z) - z).cwiseAbs().maxCoeff();
+  MESSAGE("moving box: heave amplitude " << amplitude / a << " a at w_e " << omega_e << " rad/s, closed form "
+                                         << std::abs(signed_rao) << " (all at w_e: " << rao_all_e
+                                         << "); fit residual " << residual << " m (at w: " << residual_omega
+                                         << " m); speed error " << worst_speed << " m/s");
+  CHECK(worst_speed < 0.01 * U);
+  CHECK(amplitude / a == doctest::Approx(std::abs(signed_rao)).epsilon(0.01));
+  CHECK(std::abs(amplitude / a - rao_all_e) > 0.1);  // the test tells the two readings apart
+  CHECK(residual < 0.05 * a);
+  CHECK(residual_omega > 0.5 * a);
 }
 
 // A scenario with the given "waves" object (and more top-level keys), applied to `sim`;
