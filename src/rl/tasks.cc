@@ -201,6 +201,10 @@ class QuayWall final : public Task {
     vehicle_.ResetController();
     target_ = 0;
     reached_ = 0;
+    if (sensors_) {
+      sensors_->Reset();
+      RestartSensors(sim.model(), sim.data());  // first samples at the placed start
+    }
     sim.Forward();
     Advance(sim);
   }
@@ -232,13 +236,26 @@ class QuayWall final : public Task {
   }
   void ScriptedAction(Simulation& sim, double period, float* action) override {
     Advance(sim);
-    vehicle_.Scripted(sim.model(), sim.data(), path_.points[target_], period, action);
+    vehicle_.Scripted(sim.model(), feedback(sim), path_.points[target_], period, action);
   }
   void UseSensors(const Simulation& sim, const TaskSpec& spec, const std::string& model) override {
     VehicleSensors::Names names;
     names.pressure = "depth";
-    RefuseSensors(sim, vehicle_.body(), spec, model, names, "no sensor observation for this task yet");
+    sensors_ = std::make_unique<VehicleSensors>(sim, vehicle_.body(), spec.id, model, names);
   }
+  // the readings and the target (the current path point, heading north), the step to the
+  // next point (world frame: the vehicle's attitude is the sensors' to estimate) and the
+  // progress
+  int sensor_observation_size() const override { return VehicleSensors::kSize + 4; }
+  void ObserveSensors(const Simulation& sim, float* obs) override {
+    sensors_->Update(sim);
+    sensors_->Observe(path_.points[target_], 0.0, obs);
+    const size_t next = std::min(target_ + 1, path_.points.size() - 1);
+    const Vec3 ahead = path_.points[next] - path_.points[target_];
+    for (int i = 0; i < 3; ++i) obs[VehicleSensors::kSize + i] = static_cast<float>(ahead[i]);
+    obs[VehicleSensors::kSize + 3] = static_cast<float>(target_) / static_cast<float>(path_.points.size() - 1);
+  }
+  mjData* feedback(Simulation& sim) override { return sensors_ ? sensors_->estimate() : sim.data(); }
 
  private:
   // the reference moves on once the vehicle is within kRadius of it
@@ -254,6 +271,7 @@ class QuayWall final : public Task {
   Path path_;
   size_t target_ = 0;
   int reached_ = 0;
+  std::unique_ptr<VehicleSensors> sensors_;  // with the "sensors" observation
 };
 
 // ---------- BlueROVDocking ----------
@@ -371,9 +389,14 @@ const std::vector<TaskSpec>& Tasks() {
        "-2 (cross-track distance)^2, -0.1 |e_theta|^2, -0.01 mean(a^2). Terminates at the "
        "last point, 2 m off the path, or diverged; truncated after 6000 steps of 20 ms. "
        "Randomised: current 0-0.2 m/s, added mass and damping x U(0.9, 1.1), start offset "
-       "U(-0.1, 0.1) m. Scripted baseline: the cascaded PID chasing the path points.",
+       "U(-0.1, 0.1) m. Scripted baseline: the cascaded PID chasing the path points. "
+       "Observation \"sensors\" (26; the model raybot_nav.xml: IMU, Bar30 depth, DVL A50, "
+       "USBL fixes at 1 Hz with 0.3 s latency): the 22 of BlueROV2StationKeeping's with the "
+       "current path point as the target and heading north, then the step to the next "
+       "point (3, m, world frame) and the progress (1); the path advances on the true "
+       "position, and the scripted PID acts on the sensor-derived state.",
        4, 6000, [](const Simulation& sim) { return std::make_unique<QuayWall>(sim); },
-       ConstraintMethod::kMuJoCo, "raybot/raybot_sensors.xml"},
+       ConstraintMethod::kMuJoCo, "raybot/raybot_nav.xml"},
       {"BlueROVDocking-v0", "docking/bluerov_docking.xml",
        "Dock a BlueROV (chaser, six T200) nose to tail with a passive BlueROV (target). "
        "Observation (15): the chaser's body-frame error to the docking pose (0.5 m behind "
