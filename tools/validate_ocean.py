@@ -261,8 +261,14 @@ completion).
 - The Heavy's rotation MSE in the sea is its pitch: up to
   {res[("heavy_surface_transit", "sea")]["pitch_max_deg"]:.0f}° (calm:
   {res[("heavy_surface_transit", "calm")]["pitch_max_deg"]:.2g}°) with the crests over its
-  0.25 m frame 0.3 m down; the PID's attitude loop does not hold it. Not yet looked into
-  beyond this measurement.
+  0.25 m frame 0.3 m down; the PID's attitude loop does not hold it. Why: the model
+  has its centre of buoyancy at its centre of gravity (seed 003 Sec. 6.1), so nothing
+  but the controller and the damping rights it in pitch, while the waves' vertical
+  velocity w_r with the forward speed u_r gives the Munk moment
+  (Z_wdot − X_udot) u_r w_r, about 11.7 kg × 0.5 m/s × 0.2 m/s = 1.2 N m. Measured once
+  (`nereid run` of this scenario on a copy of the model with `center_of_buoyancy`
+  `0 0 -0.02`, Wu 2018's 2 cm, the value the model's comment gives for a self-righting
+  vehicle): the largest pitch falls to 15° in the sea, 0.09° in calm water.
 - The seed flew neither in waves: these rows are Nereid's own. The waves reach the
   vehicles through the relative velocity and the Froude-Krylov and added-mass forces of
   the accelerating flow ([waves.md](waves.md)); no controller knows the waves.
