@@ -450,9 +450,11 @@ BenchReport RunBenchmarks(const BenchOptions& options) {
 
   if (!options.only.empty()) {
     std::erase_if(runners, [&](const Runner& r) {
-      // a sensor case keeps its reference
-      const bool reference = options.only.find("sensors") != std::string::npos &&
-                             (r.name == "bluerov2_heavy/nereid_full" || r.name == "bluerov2_heavy/stock_mj_step_plugins");
+      // a sensor or sea case keeps its reference
+      const bool sensors = options.only.find("sensors") != std::string::npos,
+                 sea = options.only.find("waves") != std::string::npos;
+      const bool reference = ((sensors || sea) && r.name == "bluerov2_heavy/nereid_full") ||
+                             (sensors && r.name == "bluerov2_heavy/stock_mj_step_plugins");
       return r.name.find(options.only) == std::string::npos && !reference;
     });
   }

@@ -250,6 +250,15 @@ waves = report["waves"]
 check("bench pairs the sea's samples with the calm ones",
       waves["samples"] == len(next(c for c in report["cases"] if c["name"] == "bluerov2_heavy/nereid_full_waves64")["runs"])
       and waves["samples"] > 0 and waves["min"] <= waves["paired_median"] <= waves["max"], str(waves))
+# --only waves: the sea beside its calm reference
+only_waves = os.path.join(work, "bench_waves.json")
+p_waves = run("bench", "--steps", "20", "--samples", "3", "--only", "waves", "--out", only_waves)
+waves_report = json.load(open(only_waves))
+check("bench --only waves", p_waves.returncode == 0 and
+      sorted(c["name"] for c in waves_report["cases"]) ==
+      ["bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_full_waves64"] and
+      waves_report["waves"]["samples"] == 3 and "nereid_full_waves64 / nereid_full" in p_waves.stdout,
+      p_waves.stdout + p_waves.stderr)
 rl_cases = [c for c in report["cases"] if c["name"].startswith(("rl/", "rollout/"))]
 # batch 1, 16, 256 at 1 and 2 threads, batch 256's sensor observations and its two bounds at
 # 1 and 2 threads, the rollout at 1 and 2 threads
