@@ -1,6 +1,7 @@
 // Copyright Nereid authors.
 // waves::detail::Pass for any CPU (wave_tracker_pass.h); HaveAvx2 chooses the other build.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 #include "wave_tracker_pass.h"
@@ -10,10 +11,16 @@
 
 namespace nereid::waves::detail {
 
+namespace {
+std::atomic<bool> avx2_allowed{true};
+}  // namespace
+
+void AllowAvx2(bool allow) { avx2_allowed.store(allow, std::memory_order_relaxed); }
+
 #if defined(NEREID_WAVES_AVX2)
 bool HaveAvx2() {
-  static const bool have = __builtin_cpu_supports("avx2");
-  return have;
+  static const bool have = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return have && avx2_allowed.load(std::memory_order_relaxed);
 }
 #else
 bool HaveAvx2() { return false; }

@@ -1,8 +1,9 @@
 // Copyright Nereid authors.
 // The inner loop of waves::Tracker (include/nereid/waves.h): one pass over a sea's
 // components, four at a time, compiled twice (wave_tracker_pass.cc for any x86-64 or other
-// CPU, wave_tracker_pass_avx2.cc with AVX2) and chosen at run time. Both builds do the same
-// operations in the same order without fused multiply-adds: the same bits on every CPU.
+// CPU, wave_tracker_pass_avx2.cc with AVX2 and FMA) and chosen at run time. The AVX2 build
+// fuses multiply-adds, so the two differ in the last bits (both tested against WaveField::At
+// and against each other, tests/physics/waves_test.cc).
 #ifndef NEREID_PHYSICS_WAVE_TRACKER_PASS_H_
 #define NEREID_PHYSICS_WAVE_TRACKER_PASS_H_
 
@@ -33,7 +34,8 @@ bool Pass(const PassArrays& x, bool advance, bool one_direction, const double de
           double max_increment, double sum[21]);
 bool PassAvx2(const PassArrays& x, bool advance, bool one_direction, const double delta[3], double dt,
               double max_increment, double sum[21]);
-bool HaveAvx2();  // PassAvx2 was built and this CPU runs it
+bool HaveAvx2();  // PassAvx2 was built, this CPU runs it, and AllowAvx2 did not turn it off
+void AllowAvx2(bool allow);  // for tests: false runs the portable build (default true)
 
 }  // namespace nereid::waves::detail
 

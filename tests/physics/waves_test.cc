@@ -6,11 +6,13 @@
 #include <cmath>
 #include <memory>
 #include <numbers>
+#include <string>
 #include <vector>
 
 #include <doctest/doctest.h>
 
 #include "nereid/waves.h"
+#include "wave_tracker_pass.h"
 
 namespace nereid::waves {
 namespace {
@@ -296,6 +298,41 @@ TEST_CASE("a Tracker following a moving point equals At to 1e-13 of the sea's sc
     CHECK(tracker.exact_evaluations() >= 600 / (Tracker::kResync + 1));
     CHECK(tracker.exact_evaluations() <= 600 / Tracker::kResync + 3);
   }
+}
+
+TEST_CASE("the tracker's portable and AVX2 builds agree to rounding, each equal to At") {
+  SeaState sea;
+  sea.significant_height = 0.3;
+  sea.peak_period = 4;
+  sea.spreading = 5;
+  const auto field = std::make_shared<const WaveField>(WaveField::Irregular(sea, 20));
+  // the same diving spiral followed by each build (8 ms steps)
+  auto follow = [&](bool avx2) {
+    waves::detail::AllowAvx2(avx2);
+    Tracker tracker;
+    std::vector<Kinematics> out;
+    for (int step = 0; step < 400; ++step) {
+      const double t = 0.008 * step, s = 0.002 * step;
+      const Vec3 p(0.6 * s * std::cos(0.3 * s), 0.6 * s * std::sin(0.3 * s), -0.5 - 0.004 * step);
+      out.push_back(tracker.Sample(field, p, t).at);
+    }
+    waves::detail::AllowAvx2(true);
+    return out;
+  };
+  waves::detail::AllowAvx2(true);
+  const bool avx2 = waves::detail::HaveAvx2();
+  const std::vector<Kinematics> fast = follow(true), portable = follow(false);
+  double between = 0, portable_to_at = 0;
+  for (size_t i = 0; i < fast.size(); ++i) {
+    between = std::max(between, Gap(fast[i], portable[i]));
+    const double s = 0.002 * static_cast<double>(i);
+    const Vec3 p(0.6 * s * std::cos(0.3 * s), 0.6 * s * std::sin(0.3 * s), -0.5 - 0.004 * static_cast<double>(i));
+    portable_to_at = std::max(portable_to_at, Gap(portable[i], field->At(p, 0.008 * static_cast<double>(i))));
+  }
+  MESSAGE("AVX2 build " << std::string(avx2 ? "used" : "not available: both runs portable") << "; largest difference between the builds "
+                        << between << ", portable build to At " << portable_to_at << " (scale " << Scale(*field) << ")");
+  CHECK(portable_to_at <= 1e-13 * Scale(*field));
+  CHECK(between <= 1e-13 * Scale(*field));
 }
 
 TEST_CASE("LocalWaves::Near is At to second order in k r") {
