@@ -16,6 +16,17 @@ def cut_long_words(text, limit=80):
     return " ".join(w if len(w) <= limit else w[:limit - 20] + f"... ({len(w)} chars)" for w in text.split(" "))
 
 
+_INTEGER = re.compile(r"[+-]?\d+", re.ASCII)
+
+
+def integer(text):
+    """An int option's value: ASCII decimal digits (Python's int() would also take other
+    scripts' digits, '1_000' and blanks)."""
+    if not _INTEGER.fullmatch(text):
+        raise ValueError(text)
+    return int(text)
+
+
 def number(text):
     """A float option's value: an ASCII decimal number (argparse's message names the option
     and the value: "invalid number value: '...'")."""
@@ -26,11 +37,13 @@ def number(text):
 
 class UsageParser(argparse.ArgumentParser):
     """argparse with Nereid's usage-error form: the message first, then the usage; exit 2.
-    Its float options take ASCII decimal numbers only (`number`)."""
+    Its float and int options take ASCII decimal numbers only (`number`, `integer`)."""
 
     def add_argument(self, *args, **kwargs):
         if kwargs.get("type") is float:
             kwargs["type"] = number
+        elif kwargs.get("type") is int:
+            kwargs["type"] = integer
         return super().add_argument(*args, **kwargs)
 
     def error(self, message):

@@ -122,6 +122,10 @@ def test_bad_tow_input(tmp_path):
     assert p.returncode == 1 and "LO > HI" in p.stderr
     p = identify("tow")
     assert p.returncode == 2
+    # an integer option in other digits than ASCII's or with an underscore (int() takes both)
+    for text in ("1_000", "\u0661\u0660"):
+        p = identify("rig", "--runs", text)
+        assert p.returncode == 2 and f"argument --runs: invalid integer value: '{text}'" in p.stderr, p.stderr
 
 
 def test_free_round_trip(tmp_path):
