@@ -37,6 +37,7 @@ import time
 import xml.etree.ElementTree as ET
 
 import numpy as np
+from tool_args import integer, number
 
 # The most panels one solve may have: the direct method stores two dense N x N matrices
 # (8 bytes an entry) and factorises one; 6000 panels take about 0.6 GB and minutes.
@@ -1052,22 +1053,6 @@ def summary(result):
     return "\n".join(lines)
 
 
-NUMBER_RE = __import__("re").compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(nan|inf|infinity)",
-                                     __import__("re").IGNORECASE | __import__("re").ASCII)
-
-
-def real(text):
-    """A number as C's strtod reads it, ASCII only (Python's float also takes '1_000' and
-    other scripts' digits)."""
-    if not NUMBER_RE.fullmatch(text):
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number")
-    return float(text)
-
-
-def integer(text):
-    if not __import__("re").fullmatch(r"[+-]?\d+", text) or not text.isascii():
-        raise argparse.ArgumentTypeError(f"'{text}' is not an integer")
-    return int(text)
 
 
 def build_parser():
@@ -1075,17 +1060,17 @@ def build_parser():
     p.add_argument("input")
     p.add_argument("--body")
     p.add_argument("--ref", default="cb")
-    p.add_argument("--rho", type=real, default=1000.0)
+    p.add_argument("--rho", type=number, default=1000.0)
     p.add_argument("--out")
     p.add_argument("--write-model")
-    p.add_argument("--scale", type=real, default=1.0)
+    p.add_argument("--scale", type=number, default=1.0)
     p.add_argument("--units", choices=["m", "cm", "mm"], default="m")
     p.add_argument("--frame", choices=["flu", "frd"], default="flu")
     p.add_argument("--max-panels", type=integer, default=DEFAULT_MAX_PANELS)
-    p.add_argument("--submergence", type=real)
+    p.add_argument("--submergence", type=number)
     p.add_argument("--damping", choices=["keep", "guess"], default="keep")
-    p.add_argument("--mass", type=real)
-    p.add_argument("--cg-drop", type=real, default=0.0)
+    p.add_argument("--mass", type=number)
+    p.add_argument("--cg-drop", type=number, default=0.0)
     return p
 
 

@@ -23,15 +23,15 @@ def integer(text):
     """An int option's value: ASCII decimal digits (Python's int() would also take other
     scripts' digits, '1_000' and blanks)."""
     if not _INTEGER.fullmatch(text):
-        raise ValueError(text)
+        raise argparse.ArgumentTypeError(f"'{text}' is not an integer")
     return int(text)
 
 
 def number(text):
-    """A float option's value: an ASCII decimal number (argparse's message names the option
-    and the value: "invalid number value: '...'")."""
+    """A float option's value: an ASCII decimal number, nan or inf (argparse's message names
+    the option and the value: "argument --x: '...' is not a number")."""
     if not _NUMBER.fullmatch(text):
-        raise ValueError(text)
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number")
     return float(text)
 
 

@@ -77,7 +77,7 @@ def test_replay_bad_input(tmp_path):
     # underscore or blanks: a usage error naming the option and the value
     for text in ("\u0661", "1_0", " 1"):
         code, err = replay(other, "--model", model, "--max-offset", text)
-        assert code == 2 and f"argument --max-offset: invalid number value: '{text}'" in err
+        assert code == 2 and f"argument --max-offset: '{text}' is not a number" in err
     nan = tmp_path / "nan.csv"
     nan.write_text("# nereid-log: 1\n# command_units: pwm_us\nt,cmd.thr1\n0,1500\n0.1,nan\n")
     code, err = replay(nan, "--model", model)
