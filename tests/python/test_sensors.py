@@ -57,3 +57,28 @@ def test_trajectory_columns_are_the_readings(tmp_path):
         nereid.step(model, data)
         reading = np.concatenate([data.sensor(s).data for s in FIELDS])
         assert np.array_equal(reading, values[k, -len(columns):]), k
+
+
+@pytest.mark.skipif(not CLI, reason="NEREID_CLI (the nereid command line) not set")
+def test_the_navigation_filter_is_consistent_on_the_quay_wall_run(tmp_path):
+    """Issue's validation criterion, as nereid validate's navigation section checks it
+    (tools/validate_navigation.py): on seed 002's zig-zag flown by the PID on the estimate
+    (scenarios/sensors/raybot_quay_wall_estimate.json, 244 s, seeded noise), the filter's
+    NEES of position, velocity and attitude (9 dof), sampled every 5 s, has a mean inside
+    the 95 % interval of the mean of n chi-square(9) samples (8.76 in [7.84, 10.24] when
+    written). About 2 s."""
+    from scipy import stats
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    scenario = os.path.join(root, "scenarios", "sensors", "raybot_quay_wall_estimate.json")
+    out = tmp_path / "quay"
+    done = subprocess.run([CLI, "run", scenario, "--record-every", "1000", "--out", str(out)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    with open(out / "trajectory.csv") as f:
+        rows = list(csv.DictReader(row for row in f if not row.startswith("#")))
+    nees = [float(r["est.nees"]) for r in rows if float(r["time"]) > 0 and abs(float(r["time"]) / 5 - round(float(r["time"]) / 5)) < 1e-6]
+    n = len(nees)
+    lo, hi = stats.chi2.ppf(0.025, 9 * n) / n, stats.chi2.ppf(0.975, 9 * n) / n
+    mean = float(np.mean(nees))
+    assert n >= 40, n
+    assert lo <= mean <= hi, (mean, lo, hi, n)
