@@ -19,13 +19,20 @@ uint64_t StreamId(std::string_view name) {
   return h;
 }
 
-double Normal(uint64_t seed, uint64_t stream, uint64_t k) {
-  // draws 2j and 2j+1 are the two outputs of one Box-Muller pair (independent normals)
-  const uint64_t j = k / 2;
-  const double u1 = Uniform(seed, stream, 2 * j);
-  const double u2 = Uniform(seed, stream, 2 * j + 1);
+namespace {
+// Box-Muller on uniforms 2j and 2j+1 of the stream with key `key`: draws 2j and 2j+1 of
+// its normals (independent), r cos a and r sin a
+std::pair<double, double> NormalPair(uint64_t key, uint64_t j) {
+  const double u1 = UniformFromKey(key, 2 * j);
+  const double u2 = UniformFromKey(key, 2 * j + 1);
   const double r = std::sqrt(-2.0 * std::log(u1)), a = 2.0 * std::numbers::pi * u2;
-  return r * (k % 2 ? std::sin(a) : std::cos(a));
+  return {r * std::cos(a), r * std::sin(a)};
+}
+}  // namespace
+
+double Normal(uint64_t seed, uint64_t stream, uint64_t k) {
+  const auto [even, odd] = NormalPair(StreamKey(seed, stream), k / 2);
+  return k % 2 ? odd : even;
 }
 
 double Stream::Normal() {
@@ -35,20 +42,15 @@ double Stream::Normal() {
     ++counter_;
     return spare_;
   }
-  const uint64_t j = counter_ / 2;
-  const double u1 = UniformFromKey(key_, 2 * j);
-  const double u2 = UniformFromKey(key_, 2 * j + 1);
-  const double r = std::sqrt(-2.0 * std::log(u1)), a = 2.0 * std::numbers::pi * u2;
-  // both outputs at once (one sincos call; the same values as sin and cos)
-  const double c = std::cos(a), s = std::sin(a);
-  const bool odd = counter_ % 2 == 1;
+  const auto [even, odd] = NormalPair(key_, counter_ / 2);
+  const bool second = counter_ % 2 == 1;
   ++counter_;
-  if (!odd) {
-    spare_ = r * s;
+  if (!second) {
+    spare_ = odd;
     has_spare_ = true;
-    return r * c;
+    return even;
   }
-  return r * s;
+  return odd;
 }
 
 bool SampleClock::Due(double time) {

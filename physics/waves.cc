@@ -8,6 +8,7 @@
 #include <numbers>
 #include <sstream>
 
+#include "nereid/sensors.h"
 #include "wave_tracker_pass.h"
 
 namespace nereid::waves {
@@ -26,8 +27,16 @@ struct Terms {
   double cos_t, sin_t, ch, sh;
 };
 
+// z clamped to the water column [-depth, 0] (depth <= 0: deep water, no floor)
+double ClampedZ(double z, double depth) { return std::clamp(z, depth > 0 ? -depth : -1e300, 0.0); }
+
+// a component's phase at (x, y) and time t
+double Phase(const Component& c, const Vec3& p, double t) {
+  return c.k * (p.x() * c.cos_direction + p.y() * c.sin_direction) - c.omega * t + c.phase;
+}
+
 Terms ComponentTerms(const Component& c, const Vec3& p, double z, double t, bool deep, double depth) {
-  const double theta = c.k * (p.x() * c.cos_direction + p.y() * c.sin_direction) - c.omega * t + c.phase;
+  const double theta = Phase(c, p, t);
   Terms out{std::cos(theta), std::sin(theta), 0, 0};
   if (deep || c.k * depth > kDeepKh) {
     out.ch = out.sh = std::exp(c.k * z);
@@ -38,15 +47,10 @@ Terms ComponentTerms(const Component& c, const Vec3& p, double z, double t, bool
   return out;
 }
 
-// splitmix64: a counter-based stream, the same on every platform (std's distributions are not)
-std::uint64_t Mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+// a counter-based stream on SplitMix64's finaliser (sensors::Mix), the same on every
+// platform (std's distributions are not)
 double Uniform(std::uint64_t seed, std::uint64_t counter) {
-  return static_cast<double>(Mix(seed * 0x100000001b3ULL + counter) >> 11) * 0x1.0p-53;
+  return static_cast<double>(sensors::Mix(seed * 0x100000001b3ULL + counter) >> 11) * 0x1.0p-53;
 }
 
 // the unnormalised shape of a spectrum: PM's w^-5 exp(-5/4 (wp/w)^4), JONSWAP's gamma^r
@@ -203,10 +207,10 @@ double WaveField::Elevation(double x, double y, double t) const {
 
 double WaveField::Pressure(const Vec3& p, double t, double rho, double g, double p_atm) const {
   const bool deep = depth_ <= 0;
-  const double z = std::clamp(p.z(), deep ? -1e300 : -depth_, 0.0);
+  const double z = ClampedZ(p.z(), depth_);
   double head = -p.z();  // m of water above the point: the hydrostatic part, then the waves'
   for (const Component& c : components_) {
-    const double theta = c.k * (p.x() * std::cos(c.direction) + p.y() * std::sin(c.direction)) - c.omega * t + c.phase;
+    const double theta = Phase(c, p, t);
     const double K = deep || c.k * depth_ > kDeepKh ? std::exp(c.k * z)
                                                     : std::cosh(c.k * (z + depth_)) / std::cosh(c.k * depth_);
     head += c.amplitude * K * std::cos(theta);
@@ -217,7 +221,7 @@ double WaveField::Pressure(const Vec3& p, double t, double rho, double g, double
 Kinematics WaveField::At(const Vec3& p, double t) const {
   Kinematics out;
   const bool deep = depth_ <= 0;
-  const double z = std::clamp(p.z(), deep ? -1e300 : -depth_, 0.0);
+  const double z = ClampedZ(p.z(), depth_);
   const double inside = z == p.z() ? 1.0 : 0.0;  // 0: extrapolated, no z derivative
   for (const Component& c : components_) {
     const double cb = c.cos_direction, sb = c.sin_direction;
@@ -241,7 +245,7 @@ Vec3 WaveField::Velocity(const Vec3& p, double t) const {
   // At's velocity, the same operations in the same order
   Vec3 velocity = Vec3::Zero();
   const bool deep = depth_ <= 0;
-  const double z = std::clamp(p.z(), deep ? -1e300 : -depth_, 0.0);
+  const double z = ClampedZ(p.z(), depth_);
   for (const Component& c : components_) {
     const double cb = c.cos_direction, sb = c.sin_direction;
     const auto [cos_t, sin_t, ch, sh] = ComponentTerms(c, p, z, t, deep, depth_);
@@ -252,25 +256,24 @@ Vec3 WaveField::Velocity(const Vec3& p, double t) const {
   return velocity;
 }
 
-namespace {
-double ClampedZ(double z, double depth) { return std::clamp(z, depth > 0 ? -depth : -1e300, 0.0); }
-}  // namespace
+Vec3 LocalWaves::Offset(const Vec3& q) const {
+  return Vec3(q.x() - point.x(), q.y() - point.y(), std::clamp(q.z(), seabed, 0.0) - point.z());
+}
 
 Kinematics LocalWaves::Near(const Vec3& q) const {
   if (q == point) return at;
   Kinematics out = at;
-  const double z = std::clamp(q.z(), seabed, 0.0);
-  const Vec3 d(q.x() - point.x(), q.y() - point.y(), z - point.z());
+  const Vec3 d = Offset(q);
   out.elevation += slope_x * d.x() + slope_y * d.y();
   out.velocity += at.gradient * d;
   out.acceleration += acceleration_gradient * d;
-  if (z != q.z()) out.gradient.col(2).setZero();  // outside the water column, as At
+  if (!(q.z() >= seabed && q.z() <= 0.0)) out.gradient.col(2).setZero();  // outside the water column, as At
   return out;
 }
 
 Vec3 LocalWaves::VelocityNear(const Vec3& q) const {
   if (q == point) return at.velocity;
-  return at.velocity + at.gradient * Vec3(q.x() - point.x(), q.y() - point.y(), std::clamp(q.z(), seabed, 0.0) - point.z());
+  return at.velocity + at.gradient * Offset(q);
 }
 
 void Tracker::Rebuild() {
@@ -308,7 +311,7 @@ void Tracker::Exact(const Vec3& p, double t) {
   const bool deep = depth <= 0;
   for (size_t i = 0; i < cs.size(); ++i) {
     const Component& c = cs[i];
-    const double theta = c.k * (p.x() * c.cos_direction + p.y() * c.sin_direction) - c.omega * t + c.phase;
+    const double theta = Phase(c, p, t);
     c_[i] = std::cos(theta);
     s_[i] = std::sin(theta);
     if (deep || c.k * depth > kDeepKh) {  // ch = sh = e^{kz}

@@ -229,6 +229,12 @@ Simulation::~Simulation() {
 }
 
 void Simulation::ComputeSensors(int stage) {
+  if (!sensor_calls_) {  // MuJoCo's stage
+    if (stage == mjSTAGE_POS) mj_sensorPos(m_, d_);
+    if (stage == mjSTAGE_VEL) mj_sensorVel(m_, d_);
+    if (stage == mjSTAGE_ACC) mj_sensorAcc(m_, d_);
+    return;
+  }
   if (m_->opt.disableflags & mjDSBL_SENSOR) return;  // as mj_sensorPos/Vel/Acc
   for (const SensorCall& call : (*sensor_calls_)[static_cast<size_t>(stage - mjSTAGE_POS)]) {
     if (stage == mjSTAGE_VEL && !d_->flg_subtreevel) mj_subtreeVel(m_, d_);  // MuJoCo's preparation
@@ -243,13 +249,7 @@ void Simulation::ForwardNereid(bool skip_sensor) {
     mj_factorM(m_, d_);
     mj_projectConstraint(m_, d_);
   }
-  if (!skip_sensor) {
-    if (sensor_calls_) {
-      ComputeSensors(mjSTAGE_POS);
-    } else {
-      mj_sensorPos(m_, d_);
-    }
-  }
+  if (!skip_sensor) ComputeSensors(mjSTAGE_POS);
   if (m_->opt.enableflags & mjENBL_ENERGY) {  // as mj_forward's position stage
     mj_energyPos(m_, d_);
   } else {
@@ -264,17 +264,10 @@ void Simulation::ForwardNereid(bool skip_sensor) {
   const bool own_sensors = !skip_sensor && (skip_rne_post_ || sensor_calls_);
   mj_forwardSkip(m_, d_, mjSTAGE_POS, skip_sensor || own_sensors);
   if (own_sensors) {
-    if (sensor_calls_) {
-      ComputeSensors(mjSTAGE_VEL);
-      d_->flg_rnepost = 1;  // no Nereid sensor reads cacc or cfrc (SensorsSkipRnePost)
-      ComputeSensors(mjSTAGE_ACC);
-      d_->flg_rnepost = 0;
-    } else {
-      mj_sensorVel(m_, d_);
-      d_->flg_rnepost = 1;
-      mj_sensorAcc(m_, d_);
-      d_->flg_rnepost = 0;
-    }
+    ComputeSensors(mjSTAGE_VEL);
+    d_->flg_rnepost = 1;  // no sensor here reads cacc or cfrc (SensorsSkipRnePost)
+    ComputeSensors(mjSTAGE_ACC);
+    d_->flg_rnepost = 0;
   }
   if (UkEnabled()) uk_->Apply(m_, d_);  // UK connections: d->qacc <- constrained acceleration
 }

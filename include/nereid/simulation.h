@@ -217,6 +217,7 @@ class Simulation final {
   bool skip_rne_post_ = false;  // SensorsSkipRnePost(m_): ForwardNereid leaves it out
   // NereidSensorCalls(m_): ForwardNereid computes the sensors itself, without MuJoCo's stages
   std::optional<SensorCalls> sensor_calls_;
+  // one sensor stage (mjSTAGE_POS, VEL, ACC): sensor_calls_'s, else mj_sensorPos/Vel/Acc
   void ComputeSensors(int stage);
   std::vector<int> hydrodynamics_instances_;
   double step_start_time_ = 0;  // for divergence messages (MuJoCo resets the time)

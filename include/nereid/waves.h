@@ -143,6 +143,9 @@ struct LocalWaves {
   // component of wave number k at distance r (docs/waves.md "Cost"). At `point`, `at`.
   Kinematics Near(const Vec3& q) const;
   Vec3 VelocityNear(const Vec3& q) const;
+
+ private:
+  Vec3 Offset(const Vec3& q) const;  // q - point, q's z clamped to the water column
 };
 
 // Follows the sea at a moving point: each Sample from the last one by turning every

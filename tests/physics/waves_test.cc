@@ -253,6 +253,9 @@ double Scale(const WaveField& f) {
   return s;
 }
 
+// a point at depth z on a widening spiral: radius 0.6 s m, turned 0.3 s rad
+Vec3 Spiral(double s, double z) { return Vec3(0.6 * s * std::cos(0.3 * s), 0.6 * s * std::sin(0.3 * s), z); }
+
 TEST_CASE("a Tracker following a moving point equals At to 1e-13 of the sea's scale") {
   SeaState sea;
   sea.significant_height = 0.3;
@@ -268,7 +271,7 @@ TEST_CASE("a Tracker following a moving point equals At to 1e-13 of the sea's sc
     // step), and at step 300 a jump of 1 m and 5 s (a reset): exact evaluations start afresh
     for (int step = 0; step < 600; ++step) {
       const double jump = step >= 300 ? 5.0 : 0.0, t = dt * step + jump, s = 0.002 * step + jump;
-      const Vec3 p(0.6 * s * std::cos(0.3 * s), 0.6 * s * std::sin(0.3 * s), 0.2 - 0.004 * step);
+      const Vec3 p = Spiral(s, 0.2 - 0.004 * step);
       const LocalWaves& w = tracker.Sample(field, p, t);
       worst = std::max(worst, Gap(w.at, field->At(p, t)));
       if (step % 50 == 7 && p.z() < -0.01) {
@@ -307,15 +310,17 @@ TEST_CASE("the tracker's portable and AVX2 builds agree to rounding, each equal 
   sea.spreading = 5;
   const auto field = std::make_shared<const WaveField>(WaveField::Irregular(sea, 20));
   // the same diving spiral followed by each build (8 ms steps)
+  std::vector<Vec3> path;
+  std::vector<double> times;
+  for (int step = 0; step < 400; ++step) {
+    path.push_back(Spiral(0.002 * step, -0.5 - 0.004 * step));
+    times.push_back(0.008 * step);
+  }
   auto follow = [&](bool avx2) {
     waves::detail::AllowAvx2(avx2);
     Tracker tracker;
     std::vector<Kinematics> out;
-    for (int step = 0; step < 400; ++step) {
-      const double t = 0.008 * step, s = 0.002 * step;
-      const Vec3 p(0.6 * s * std::cos(0.3 * s), 0.6 * s * std::sin(0.3 * s), -0.5 - 0.004 * step);
-      out.push_back(tracker.Sample(field, p, t).at);
-    }
+    for (size_t i = 0; i < path.size(); ++i) out.push_back(tracker.Sample(field, path[i], times[i]).at);
     waves::detail::AllowAvx2(true);
     return out;
   };
@@ -325,9 +330,7 @@ TEST_CASE("the tracker's portable and AVX2 builds agree to rounding, each equal 
   double between = 0, portable_to_at = 0;
   for (size_t i = 0; i < fast.size(); ++i) {
     between = std::max(between, Gap(fast[i], portable[i]));
-    const double s = 0.002 * static_cast<double>(i);
-    const Vec3 p(0.6 * s * std::cos(0.3 * s), 0.6 * s * std::sin(0.3 * s), -0.5 - 0.004 * static_cast<double>(i));
-    portable_to_at = std::max(portable_to_at, Gap(portable[i], field->At(p, 0.008 * static_cast<double>(i))));
+    portable_to_at = std::max(portable_to_at, Gap(portable[i], field->At(path[i], times[i])));
   }
   MESSAGE("AVX2 build " << std::string(avx2 ? "used" : "not available: both runs portable") << "; largest difference between the builds "
                         << between << ", portable build to At " << portable_to_at << " (scale " << Scale(*field) << ")");
