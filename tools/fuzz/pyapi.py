@@ -349,7 +349,8 @@ def env_bad_seed(c, seed):
 
 @op(("close-twice-threads", "ok"), ("step-threads", "ok"), ("unknown-task", "error"), ("envs-0", "error"),
     ("envs-huge", "error"), ("threads-0", "error"), ("envs-2^63", "error"), ("model-dir", "error"),
-    ("observation-unknown", "error"), ("observation-no-sensors", "error"), ("observation-sensors", "ok"))
+    ("observation-unknown", "error"), ("observation-no-sensors", "error"), ("observation-sensors", "ok"),
+    ("observation-sensors-quay-wall", "ok"))
 def env_misc(c, kind):
     np = c.np
     if kind == "close-twice-threads":
@@ -367,8 +368,9 @@ def env_misc(c, kind):
         c.nereid.BatchEnv(TASK, 1, 1, c.nereid.model_dir(), "x" * 5000)
     elif kind == "observation-no-sensors":  # the docking model has no sensor suite
         c.nereid.BatchEnv("BlueROVDocking-v0", 1, 1, c.nereid.model_dir(), "sensors")
-    elif kind == "observation-sensors":
-        env = c.nereid.BatchEnv(TASK, 2, 2, c.nereid.model_dir(), "sensors")
+    elif kind in ("observation-sensors", "observation-sensors-quay-wall"):
+        task = TASK if kind == "observation-sensors" else "RaybotQuayWall-v0"
+        env = c.nereid.BatchEnv(task, 2, 2, c.nereid.model_dir(), "sensors")
         env.reset(1)
         env.step(np.zeros((2, env.action_size), np.float32))
     else:
