@@ -10,6 +10,7 @@
 #include "dvl/dvl.h"
 #include "hydrodynamics/hydrodynamics.h"
 #include "imu/imu.h"
+#include "marker/marker.h"
 #include "pressure/pressure.h"
 #include "tether/tether_plugin.h"
 #include "thruster/thruster.h"
@@ -25,4 +26,5 @@ mjPLUGIN_LIB_INIT(nereid_plugins) {
   nereid::Dvl::RegisterPlugin();
   nereid::Acoustic::RegisterPlugin();
   nereid::Altimeter::RegisterPlugin();
+  nereid::Marker::RegisterPlugin();
 }

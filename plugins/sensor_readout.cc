@@ -12,6 +12,7 @@
 #include "common/plugin_base.h"
 #include "dvl/dvl.h"
 #include "imu/imu.h"
+#include "marker/marker.h"
 #include "nereid/plugins.h"
 #include "pressure/pressure.h"
 
@@ -27,6 +28,7 @@ bool WithSensorType(const char* name, F&& f) {
   if (std::strcmp(name, kDvlPlugin) == 0) return f.template operator()<Dvl>(), true;
   if (std::strcmp(name, kAcousticPlugin) == 0) return f.template operator()<Acoustic>(), true;
   if (std::strcmp(name, kAltimeterPlugin) == 0) return f.template operator()<Altimeter>(), true;
+  if (std::strcmp(name, kMarkerPlugin) == 0) return f.template operator()<Marker>(), true;
   return false;
 }
 

@@ -40,6 +40,7 @@ inline constexpr char kImuPlugin[] = "nereid.imu";
 inline constexpr char kDvlPlugin[] = "nereid.dvl";
 inline constexpr char kAcousticPlugin[] = "nereid.acoustic";
 inline constexpr char kAltimeterPlugin[] = "nereid.altimeter";
+inline constexpr char kMarkerPlugin[] = "nereid.marker";
 
 // The names of the values a Nereid sensor writes (its trajectory.csv columns are
 // <sensor>.<field>): for sensor element `sensor` of a Nereid sensor plugin its fields

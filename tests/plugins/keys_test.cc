@@ -16,6 +16,7 @@
 #include "dvl/dvl.h"
 #include "hydrodynamics/hydrodynamics.h"
 #include "imu/imu.h"
+#include "marker/marker.h"
 #include "pressure/pressure.h"
 #include "tether/tether_plugin.h"
 #include "thruster/thruster.h"
@@ -95,6 +96,7 @@ TEST_SUITE("plugin_keys") {
     CheckTable("dvl", dvl_keys::kAll);
     CheckTable("acoustic", acoustic_keys::kAll);
     CheckTable("altimeter", altimeter_keys::kAll);
+    CheckTable("marker", marker_keys::kAll);
   }
 
   TEST_CASE("registration takes the table's names; the current's are nereid/current.h's grammar") {

@@ -441,6 +441,79 @@ TEST_SUITE("sensors") {
     CHECK(std::abs(y[0] - (z - -20)) < 1e-9);  // the site looks straight down
   }
 
+  TEST_CASE("exact marker: its pose in the camera frame; lost outside the view, from behind or behind a body") {
+    ExactSensors exact(true);
+    // a camera fixed 3 m below the vehicle looking up (+z) at the marker on its DVL site,
+    // whose +z looks down at the camera
+    auto model = [](const std::string& camera_pose, const std::string& config, const std::string& more = "") {
+      return Model(Instance("marker", "cam", "cam", Config("marker", "dvl") + config), Element("cam"), 0.005, false,
+                   "    <body name='dock' " + camera_pose + "><site name='cam'/></body>\n" + more);
+    };
+    auto sim = Simulation::LoadString(model("pos='0.3 -0.2 -8'", Config("rate", "200") + Config("fov", "45")));
+    SetMotion(sim.get());
+    for (int i = 0; i < 40; ++i) sim->Step();
+    sim->Forward();
+    const mjData* d = sim->data();
+    const int cam = mj_name2id(sim->model(), mjOBJ_SITE, "cam"), marker = mj_name2id(sim->model(), mjOBJ_SITE, "dvl");
+    const auto rotation = [d](int site) {
+      return Mat3(Eigen::Map<const Eigen::Matrix<mjtNum, 3, 3, Eigen::RowMajor>>(d->site_xmat + 9 * site));
+    };
+    const Vec3 p = rotation(cam).transpose() * (Vec3::Map(d->site_xpos + 3 * marker) - Vec3::Map(d->site_xpos + 3 * cam));
+    const Mat3 R = rotation(cam).transpose() * rotation(marker);
+    const std::vector<double> y = Reading(*sim, "cam");
+    REQUIRE(y[7] == 1);
+    CHECK((Vec3(y[0], y[1], y[2]) - p).norm() < 1e-12);
+    CHECK(y[6] == doctest::Approx(p.norm()).epsilon(1e-12));
+    const Vec3 r(y[3], y[4], y[5]);
+    CHECK((Mat3(Eigen::AngleAxisd(r.norm(), r.normalized())) - R).norm() < 1e-12);
+    CHECK(r.norm() > 0.1);  // a real rotation: the vehicle is tilted and turned
+    // no detection: the camera tilted 60 deg away (fov 45), beyond max_range, looking down
+    // at the marker's back from above, and with a plate of another body in between
+    auto lost = [&](const std::string& pose, const std::string& config, const std::string& more = "") {
+      auto s = Simulation::LoadString(model(pose, config, more));
+      s->Forward();
+      const std::vector<double> reading = Reading(*s, "cam");
+      return reading[7] == 0 && reading[6] == -1 && reading[0] == 0;
+    };
+    CHECK_FALSE(lost("pos='0.3 -0.2 -8'", Config("fov", "45")));
+    CHECK(lost("pos='0.3 -0.2 -8' euler='60 0 0'", Config("fov", "45")));
+    CHECK(lost("pos='0.3 -0.2 -8'", Config("max_range", "2.5")));
+    CHECK(lost("pos='0.1 -0.05 -3' euler='180 0 0'", ""));
+    CHECK(lost("pos='0.3 -0.2 -8'", "", "    <body name='plate' pos='0.2 -0.1 -6.5'><geom type='box' size='0.5 0.5 0.01'/></body>\n"));
+    CHECK_FALSE(lost("pos='0.3 -0.2 -8'", "", "    <body name='plate' pos='3 3 -6.5'><geom type='box' size='0.5 0.5 0.01'/></body>\n"));
+  }
+
+  TEST_CASE("noise: the marker's position and angle standard deviations match their settings") {
+    ExactSensors exact(false);
+    // a fixed vehicle (gravity off, at rest): 8000 samples, the std's standard error 0.8 %;
+    // tolerance 4 %
+    auto sim = Simulation::LoadString(
+        Model(Instance("marker", "cam", "cam",
+                       Config("marker", "dvl") + Config("rate", "100") + Config("position_noise", "0.02") +
+                           Config("angle_noise", "0.03")),
+              Element("cam"), 0.01, false, "    <body name='dock' pos='0.1 -0.05 -8'><site name='cam'/></body>\n"));
+    std::vector<double> x, z, angle;
+    double range = 0;
+    for (int i = 0; i < 8000; ++i) {
+      sim->Step();
+      const std::vector<double> y = Reading(*sim, "cam");
+      REQUIRE(y[7] == 1);
+      x.push_back(y[0]);
+      z.push_back(y[2]);
+      // the marker faces the camera turned by pi about x (euler 180 0 30 on a camera with
+      // the world's axes): the error is the reading's deviation from that rotation
+      const Vec3 r(y[3], y[4], y[5]);
+      const Mat3 truth =
+          (Eigen::AngleAxisd(std::numbers::pi, Vec3::UnitX()) * Eigen::AngleAxisd(30 * kDeg, Vec3::UnitZ())).toRotationMatrix();
+      const Eigen::AngleAxisd error(truth.transpose() * Mat3(Eigen::AngleAxisd(r.norm(), r.normalized())));
+      angle.push_back((error.angle() * error.axis()).x());
+      range = 2.9;  // -5.1 - -8
+    }
+    CHECK(Std(x) == doctest::Approx(0.02 * range).epsilon(0.04));
+    CHECK(Std(z) == doctest::Approx(0.02 * range).epsilon(0.04));
+    CHECK(Std(angle) == doctest::Approx(0.03).epsilon(0.04));
+  }
+
   TEST_CASE("noise: pressure and DVL standard deviations and rates match their settings") {
     ExactSensors exact(false);
     // a fixed vehicle (gravity off, at rest): every variation is noise. 20000 samples: the
@@ -631,6 +704,28 @@ TEST_SUITE("sensor_errors") {
               .find("nereid.pressure instance 'baro': key 'noise' = '-1': must be >= 0") != std::string::npos);
     CHECK(LoadFailure(Model(Instance("imu", "imu", "imu", Config("gyro_noise_density", "-1e-3")), Element("imu")))
               .find("nereid.imu instance 'imu': key 'gyro_noise_density' = '-1e-3': must be >= 0") !=
+          std::string::npos);
+  }
+  TEST_CASE("a marker camera without its marker, on its own body, or with angles, ranges or noise out of range") {
+    auto error = [](const std::string& config) {
+      return LoadFailure(Model(Instance("marker", "cam", "cam", config), Element("cam"), 0.005, true,
+                               "    <body name='dock' pos='0 0 -8'><site name='cam'/></body>\n"));
+    };
+    CHECK(error("").find("nereid.marker instance 'cam': missing required key 'marker'") != std::string::npos);
+    CHECK(error(Config("marker", "beacon")).find("key 'marker' = 'beacon': no site of that name in the model") !=
+          std::string::npos);
+    CHECK(LoadFailure(Model(Instance("marker", "cam", "imu", Config("marker", "dvl")), Element("cam")))
+              .find("key 'marker' = 'dvl': is on the camera's own body") != std::string::npos);
+    CHECK(error(Config("marker", "dvl") + Config("fov", "0")).find("key 'fov' = '0': must be in (0, 90] degrees") !=
+          std::string::npos);
+    CHECK(error(Config("marker", "dvl") + Config("fov", "120")).find("key 'fov' = '120'") != std::string::npos);
+    CHECK(error(Config("marker", "dvl") + Config("max_view_angle", "-5")).find("key 'max_view_angle' = '-5'") !=
+          std::string::npos);
+    CHECK(error(Config("marker", "dvl") + Config("max_range", "0.01"))
+              .find("key 'max_range' = '0.01': must be > min_range") != std::string::npos);
+    CHECK(error(Config("marker", "dvl") + Config("position_noise", "-0.01"))
+              .find("key 'position_noise' = '-0.01': must be >= 0") != std::string::npos);
+    CHECK(error(Config("marker", "dvl") + Config("angle_noise", "nan")).find("key 'angle_noise' = 'nan'") !=
           std::string::npos);
   }
   TEST_CASE("a rate above the physics rate") {

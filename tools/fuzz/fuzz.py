@@ -119,6 +119,8 @@ PLUGIN_KEYS = {
     "nereid.acoustic": ["site", "rate", "latency", "seed", "transceiver", "cone", "max_range", "range_noise",
                         "angle_noise"],
     "nereid.altimeter": ["site", "rate", "latency", "seed", "min_range", "max_range", "noise", "noise_per_range"],
+    "nereid.marker": ["site", "rate", "latency", "seed", "marker", "fov", "min_range", "max_range", "max_view_angle",
+                      "position_noise", "angle_noise"],
 }
 
 
