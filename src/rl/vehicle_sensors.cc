@@ -62,6 +62,24 @@ void SiteOnBody(const mjModel* m, int sensor, int body, const std::string& where
 
 }  // namespace
 
+Eigen::Quaterniond AttitudeFilter::Update(const Vec3& f, const Vec3& w, double heading, double dt, bool fresh) {
+  // roll and pitch from the specific force (gravity at rest), yaw from the heading; the
+  // gyro propagates roll and pitch, which relax towards the gravity direction's with time
+  // constant kTau, so that the vehicle's own accelerations tilt the estimate little
+  constexpr double kTau = 2.0;  // s
+  double roll = std::atan2(f.y(), f.z()), pitch = std::atan2(-f.x(), std::hypot(f.y(), f.z()));
+  if (!fresh) {
+    const Mat3 turn = Eigen::AngleAxisd(w.norm() * dt, w.normalized()).toRotationMatrix();
+    const Mat3 propagated = attitude_.toRotationMatrix() * turn;
+    const double k = dt / (kTau + dt);
+    roll = Roll(propagated) + k * WrapAngle(roll - Roll(propagated));
+    pitch = Pitch(propagated) + k * (pitch - Pitch(propagated));
+  }
+  attitude_ = Eigen::AngleAxisd(heading, Vec3::UnitZ()) * Eigen::AngleAxisd(pitch, Vec3::UnitY()) *
+              Eigen::AngleAxisd(roll, Vec3::UnitX());
+  return attitude_;
+}
+
 void RestartSensors(const mjModel* m, mjData* d) {
   for (int i = 0; i < m->nplugin; ++i) {
     const mjpPlugin* plugin = mjp_getPluginAtSlot(m->plugin[i]);
@@ -137,28 +155,13 @@ void VehicleSensors::Update(const Simulation& sim) {
   readings_[15] = s[fix_valid_];
   readings_[16] = age;
 
-  // the sensor-derived state: roll and pitch from the specific force (gravity at rest),
-  // yaw from the heading; rates from the gyro; velocity from the DVL (its lever arm's
-  // rotational part removed; held while it has no lock); depth from the pressure; the
-  // horizontal position from the latest fix (moved on by the velocity over its age),
-  // dead-reckoned on the velocity between fixes
-  // (a complementary filter: the gyro propagates roll and pitch, which relax towards the
-  // gravity direction's with time constant kTau, so that the vehicle's own accelerations
-  // tilt the estimate little)
-  constexpr double kTau = 2.0;  // s
+  // the sensor-derived state: the attitude (AttitudeFilter); rates from the gyro; velocity
+  // from the DVL (its lever arm's rotational part removed; held while it has no lock);
+  // depth from the pressure; the horizontal position from the latest fix (moved on by the
+  // velocity over its age), dead-reckoned on the velocity between fixes
   const Vec3 f = R_imu_ * Vec3(s[acc_], s[acc_ + 1], s[acc_ + 2]);
   const Vec3 w = R_imu_ * Vec3(s[gyro_], s[gyro_ + 1], s[gyro_ + 2]);
-  double roll = std::atan2(f.y(), f.z()), pitch = std::atan2(-f.x(), std::hypot(f.y(), f.z()));
-  if (!fresh_) {
-    const Mat3 turn = Eigen::AngleAxisd(w.norm() * dt, w.normalized()).toRotationMatrix();
-    const Mat3 propagated = attitude_.toRotationMatrix() * turn;
-    const double k = dt / (kTau + dt);
-    roll = Roll(propagated) + k * WrapAngle(roll - Roll(propagated));
-    pitch = Pitch(propagated) + k * (pitch - Pitch(propagated));
-  }
-  const Eigen::Quaterniond q = Eigen::AngleAxisd(s[heading_], Vec3::UnitZ()) *
-                               Eigen::AngleAxisd(pitch, Vec3::UnitY()) * Eigen::AngleAxisd(roll, Vec3::UnitX());
-  attitude_ = q;
+  const Eigen::Quaterniond q = attitude_.Update(f, w, s[heading_], dt, fresh_);
   const Mat3 R = q.toRotationMatrix();
   if (fresh_) velocity_.setZero();
   if (s[dvl_status_] > 0.5) velocity_ = R_dvl_ * Vec3(s[dvl_v_], s[dvl_v_ + 1], s[dvl_v_ + 2]) - w.cross(r_dvl_);

@@ -30,6 +30,17 @@ struct SensorNames {
 // the first samples are of the episode's start, not of the keyframe Simulation::Reset set.
 void RestartSensors(const mjModel* m, mjData* d);
 
+// The attitude from an IMU's specific force, rate and heading (body frame): a
+// complementary filter (vehicle_sensors.cc).
+class AttitudeFilter {
+ public:
+  // world from body; `fresh` starts again from the gravity direction and the heading
+  Eigen::Quaterniond Update(const Vec3& f, const Vec3& w, double heading, double dt, bool fresh);
+
+ private:
+  Eigen::Quaterniond attitude_ = Eigen::Quaterniond::Identity();
+};
+
 class VehicleSensors {
  public:
   using Names = SensorNames;
@@ -76,7 +87,7 @@ class VehicleSensors {
   bool has_fix_ = false;
   std::array<double, 16> last_fix_reading_{};
   std::array<double, kReadings> readings_{};
-  Eigen::Quaterniond attitude_ = Eigen::Quaterniond::Identity();  // world from body
+  AttitudeFilter attitude_;
   Vec3 fix_position_ = Vec3::Zero();                         // the latest valid fix, world
   Vec3 position_ = Vec3::Zero(), velocity_ = Vec3::Zero();  // world; body frame
 };
