@@ -20,8 +20,8 @@ double WrapAngle(double a) { return std::remainder(a, 2 * M_PI); }
 double Roll(const Mat3& R) { return std::atan2(R(2, 1), R(2, 2)); }
 double Pitch(const Mat3& R) { return -std::asin(std::clamp(R(2, 0), -1.0, 1.0)); }
 
-// Finds sensor `name` (a `plugin` sensor with `fields`) and returns the sensordata index of
-// each field; throws ConfigError naming task, model, sensor and what is missing.
+}  // namespace
+
 std::vector<int> FindFields(const mjModel* m, const std::string& task, const std::string& model,
                             const std::string& name, const char* plugin, const std::vector<std::string>& fields,
                             int* sensor_id) {
@@ -45,8 +45,6 @@ std::vector<int> FindFields(const mjModel* m, const std::string& task, const std
   return adr;
 }
 
-// The site a Nereid sensor plugin sits on (its `site` key), in the body frame of `body`:
-// position and rotation (body from site). Throws if the site is not on `body`.
 void SiteOnBody(const mjModel* m, int sensor, int body, const std::string& where, Vec3* r, Mat3* R) {
   const char* site_name = mj_getPluginConfig(m, m->sensor_plugin[sensor], "site");
   const int site = site_name ? mj_name2id(m, mjOBJ_SITE, site_name) : -1;
@@ -60,7 +58,15 @@ void SiteOnBody(const mjModel* m, int sensor, int body, const std::string& where
   *R = Eigen::Quaterniond(q[0], q[1], q[2], q[3]).toRotationMatrix();
 }
 
-}  // namespace
+ArrivalTest::ArrivalTest(const mjModel* m, int sensor)
+    : adr_(m->sensor_adr[sensor]), dim_(std::min(m->sensor_dim[sensor], static_cast<int>(last_.size()))) {}
+
+bool ArrivalTest::Changed(const mjtNum* sensordata, bool fresh) {
+  const mjtNum* s = sensordata + adr_;
+  const bool changed = fresh || !std::equal(s, s + dim_, last_.begin());
+  std::copy(s, s + dim_, last_.begin());
+  return changed;
+}
 
 Eigen::Quaterniond AttitudeFilter::Update(const Vec3& f, const Vec3& w, double heading, double dt, bool fresh) {
   // roll and pitch from the specific force (gravity at rest), yaw from the heading; the
@@ -108,8 +114,7 @@ VehicleSensors::VehicleSensors(const Simulation& sim, int body, const std::strin
   f = FindFields(m, task, model, names.acoustic, "nereid.acoustic", {"x", "valid"}, &id);
   fix_ = f[0], fix_valid_ = f[1];
   SiteOnBody(m, id, body, where, &r_acoustic_, &unused_rotation);
-  fix_adr_ = m->sensor_adr[id];
-  fix_dim_ = std::min(m->sensor_dim[id], static_cast<int>(last_fix_reading_.size()));
+  fix_arrival_ = ArrivalTest(m, id);
   const char* latency = mj_getPluginConfig(m, m->sensor_plugin[id], "latency");
   fix_latency_ = latency && *latency ? std::atof(latency) : 0.0;  // the sensors' default: none
   dof_ = FreeJointDof(m, body);
@@ -131,8 +136,7 @@ void VehicleSensors::Update(const Simulation& sim) {
   // the acoustic fix: a reading that differs from the one held arrived in the last step;
   // its age is the time since then plus the sensor's latency (what the vehicle knows: when
   // the message came and the system's latency)
-  const bool changed = fresh_ || !std::equal(s + fix_adr_, s + fix_adr_ + fix_dim_, last_fix_reading_.begin());
-  std::copy(s + fix_adr_, s + fix_adr_ + fix_dim_, last_fix_reading_.begin());
+  const bool changed = fix_arrival_.Changed(s, fresh_);
   const bool valid = s[fix_valid_] > 0.5;
   const bool new_fix = changed && valid;
   if (fresh_) has_fix_ = false;

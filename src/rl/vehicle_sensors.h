@@ -12,6 +12,7 @@
 
 #include <array>
 #include <string>
+#include <vector>
 
 #include <mujoco/mujoco.h>
 
@@ -24,6 +25,15 @@ namespace nereid::rl {
 struct SensorNames {
   std::string pressure = "bar30", imu = "imu", dvl = "dvl", acoustic = "usbl";
 };
+
+// Finds sensor `name` (a `plugin` sensor with `fields`) and returns the sensordata index of
+// each field; throws ConfigError naming task, model, sensor and what is missing.
+std::vector<int> FindFields(const mjModel* m, const std::string& task, const std::string& model,
+                            const std::string& name, const char* plugin, const std::vector<std::string>& fields,
+                            int* sensor_id);
+// The site a Nereid sensor plugin sits on (its `site` key), in the body frame of `body`:
+// position and rotation (body from site). Throws if the site is not on `body`.
+void SiteOnBody(const mjModel* m, int sensor, int body, const std::string& where, Vec3* r, Mat3* R);
 
 // Restarts the sensor plugins of `d` (as mj_resetData does: clocks and noise streams from
 // their start) without touching the state: after a task has placed its vehicle, so that
@@ -39,6 +49,20 @@ class AttitudeFilter {
 
  private:
   Eigen::Quaterniond attitude_ = Eigen::Quaterniond::Identity();
+};
+
+// Whether a sample-and-hold sensor's reading changed since the last call: a new sample
+// arrived in the last step (a sample equal to the one held is taken as none).
+class ArrivalTest {
+ public:
+  ArrivalTest() = default;
+  ArrivalTest(const mjModel* m, int sensor);
+  // true when the whole reading differs from the last call's, or `fresh`
+  bool Changed(const mjtNum* sensordata, bool fresh);
+
+ private:
+  int adr_ = 0, dim_ = 0;
+  std::array<double, 16> last_{};
 };
 
 class VehicleSensors {
@@ -72,7 +96,7 @@ class VehicleSensors {
  private:
   int body_, qpos_, dof_;
   int depth_, acc_, gyro_, heading_, dvl_v_, dvl_status_, fix_, fix_valid_;
-  int fix_adr_ = 0, fix_dim_ = 0;  // the acoustic sensor's whole reading (arrival test)
+  ArrivalTest fix_arrival_;  // the acoustic sensor's whole reading
   double fix_latency_ = 0;
   // sensor sites in the body frame: position and rotation (body from site)
   Vec3 r_pressure_, r_dvl_, r_acoustic_;
@@ -85,7 +109,6 @@ class VehicleSensors {
   bool fresh_ = true;
   double last_time_ = 0, arrival_ = 0;
   bool has_fix_ = false;
-  std::array<double, 16> last_fix_reading_{};
   std::array<double, kReadings> readings_{};
   AttitudeFilter attitude_;
   Vec3 fix_position_ = Vec3::Zero();                         // the latest valid fix, world
