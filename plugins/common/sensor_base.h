@@ -1,5 +1,5 @@
 // Copyright Nereid authors.
-// What Nereid's sensor plugins (nereid.pressure, imu, dvl, acoustic, altimeter) share: the
+// What Nereid's sensor plugins (nereid.pressure, imu, dvl, acoustic, altimeter, marker) share: the
 // site they sit on, the one <sensor><plugin/> element that shows their reading, their
 // sample-and-hold clock with latency (nereid/sensors.h), their random stream and the
 // switch to exact readings. Rate, latency and noise are the plugin's own keys: MuJoCo's

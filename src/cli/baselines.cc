@@ -41,15 +41,15 @@ struct Score {
 };
 
 // Runs `episodes` episodes of env 0 of `batch` under `act` (called before every step).
-// The final position error: the state observation's first three values; with sensor
-// observations, the true distance of a station-keeping task's body from its station.
+// The final position error: the state observation's first three values (with sensor
+// observations too: the task's state observation of the truth).
 Score Evaluate(rl::BatchEnv& batch, int episodes, uint64_t seed, const std::function<void()>& on_reset,
                const std::function<void(float*)>& act) {
   Score score;
   std::vector<float> action(static_cast<size_t>(batch.action_size()));
   std::vector<float> o(static_cast<size_t>(batch.observation_size()));
   rl::Env& env = batch.env(0);
-  const std::optional<rl::Task::Station> station = env.task().station();
+  std::vector<float> state(static_cast<size_t>(env.task().observation_size()));
   for (int k = 0; k < episodes; ++k) {
     batch.Reset(seed + static_cast<uint64_t>(k));  // seeds env 0 as the batch does
     on_reset();
@@ -60,11 +60,9 @@ Score Evaluate(rl::BatchEnv& batch, int episodes, uint64_t seed, const std::func
       const rl::StepOutcome out = env.Step(action.data(), o.data());
       total += out.reward;
       if (out.terminated || out.truncated) {
-        if (env.observation() == rl::Observation::kSensors && station) {
-          const Simulation& sim = env.simulation();
-          const int body = mj_name2id(sim.model(), mjOBJ_BODY, station->body.c_str());
-          const mjtNum* p = sim.data()->xpos + 3 * body;
-          score.final_errors.push_back((Vec3(p[0], p[1], p[2]) - station->position).norm());
+        if (env.observation() == rl::Observation::kSensors) {  // the truth: the state observation's
+          env.task().Observe(env.simulation(), state.data());
+          score.final_errors.push_back(std::sqrt(state[0] * state[0] + state[1] * state[1] + state[2] * state[2]));
         } else {
           score.final_errors.push_back(std::sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]));
         }

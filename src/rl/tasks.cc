@@ -16,6 +16,7 @@
 #include "nereid/kinematics.h"
 #include "nereid/path.h"
 #include "nereid/rl.h"
+#include "rl/docking_sensors.h"
 #include "rl/vehicle_sensors.h"
 
 namespace nereid::rl {
@@ -113,14 +114,6 @@ class ThrusterVehicle {
   std::shared_ptr<const ThrusterSet> thrusters_;
   CascadedPid pid_;
 };
-
-// A task without a sensor observation: names the model's first missing sensor, if any,
-// then refuses with `why`.
-[[noreturn]] void RefuseSensors(const Simulation& sim, int body, const TaskSpec& spec, const std::string& model,
-                                const VehicleSensors::Names& names, const std::string& why) {
-  const VehicleSensors check(sim, body, spec.id, model, names);  // throws for a missing sensor
-  throw ConfigError("task " + spec.id + ", observation \"sensors\": model " + model + ": " + why);
-}
 
 float SquaredNorm(const float* x, int n) {
   float s = 0;
@@ -293,6 +286,11 @@ class Docking final : public Task {
                   Uniform(rng, -0.3, 0.3));
     chaser_.ResetController();
     docked_ = false;
+    approach_ = false;
+    if (sensors_) {
+      sensors_->Reset();
+      RestartSensors(sim.model(), sim.data());  // first samples at the placed start
+    }
     sim.Forward();
   }
   void ApplyAction(Simulation& sim, const float* action) override { chaser_.Apply(sim, action); }
@@ -327,13 +325,35 @@ class Docking final : public Task {
   void ScriptedAction(Simulation& sim, double period, float* action) override {
     Vec3 p_ref;
     Eigen::Quaterniond q_ref;
-    DockPose(sim, &p_ref, &q_ref);
-    chaser_.Scripted(sim.model(), sim.data(), p_ref, period, action, q_ref);
+    if (!sensors_) {
+      DockPose(sim, &p_ref, &q_ref);
+    } else if (sensors_->has_dock()) {
+      // the docking pose the camera gave, approached along its axis: from kStandOff behind
+      // it until aligned within kAligned across it (the marker stays in view); backing off
+      // to that point when the marker has been lost
+      q_ref = sensors_->dock_attitude();
+      const Vec3 axis = q_ref * Vec3::UnitX();
+      const Vec6 e = PoseError(feedback(sim), chaser_.body(), sensors_->dock_position(), q_ref);
+      const double across = std::hypot(e[1], e[2]);
+      approach_ = across < kAligned || (approach_ && across < 2 * kAligned);  // with hysteresis
+      if (sensors_->since_detection(sim.data()->time) > DockingSensors::kLostAfter) approach_ = false;
+      p_ref = sensors_->dock_position() - (approach_ ? 0.0 : kStandOff) * axis;
+    } else {  // the marker not yet seen: hold the depth, level, and turn to look for it
+      p_ref = BodyPosition(feedback(sim), chaser_.body());
+      const double yaw = sensors_->heading() + kSearchTurn;
+      q_ref = Eigen::Quaterniond(Eigen::AngleAxisd(yaw, Vec3::UnitZ()));
+    }
+    chaser_.Scripted(sim.model(), feedback(sim), p_ref, period, action, q_ref);
   }
   void UseSensors(const Simulation& sim, const TaskSpec& spec, const std::string& model) override {
-    RefuseSensors(sim, chaser_.body(), spec, model, SensorNames{},
-                  "no sensor observation for this task yet (the target's pose needs a relative sensor)");
+    sensors_ = std::make_unique<DockingSensors>(sim, chaser_.body(), target_, kOffset, spec.id, model);
   }
+  int sensor_observation_size() const override { return DockingSensors::kSize; }
+  void ObserveSensors(const Simulation& sim, float* obs) override {
+    sensors_->Update(sim);
+    sensors_->Observe(obs);
+  }
+  mjData* feedback(Simulation& sim) override { return sensors_ ? sensors_->estimate() : sim.data(); }
   bool docked() const { return docked_; }
 
  private:
@@ -352,9 +372,14 @@ class Docking final : public Task {
   static constexpr float kDockPosition = 0.03f;   // m
   static constexpr float kDockAngle = 0.05f;      // rad
   static constexpr float kDockSpeed = 0.1f;       // m/s
+  static constexpr double kSearchTurn = 0.3;      // rad ahead of the heading while searching
+  static constexpr double kStandOff = 0.2;        // m: the approach point behind the docking pose
+  static constexpr double kAligned = 0.03;        // m across the approach axis
   ThrusterVehicle chaser_;
   int target_;
   bool docked_ = false;
+  std::unique_ptr<DockingSensors> sensors_;  // with the "sensors" observation
+  bool approach_ = false;                    // the scripted PID on the sensors: closing in
 };
 
 }  // namespace
@@ -409,9 +434,16 @@ const std::vector<TaskSpec>& Tasks() {
        "episode terminates; it also terminates 4 m away or diverged; truncated after 1500 "
        "steps of 20 ms. Randomised: target offset +-0.3 m, chaser start 1.2 +- 0.3 m behind "
        "with +-0.3 rad of yaw, current 0-0.2 m/s, added mass and damping x U(0.9, 1.1). "
-       "Scripted baseline: the cascaded PID towards the docking pose.",
+       "Scripted baseline: the cascaded PID towards the docking pose. Observation \"sensors\" "
+       "(22; the model bluerov_docking_sensors.xml: a camera that sees the marker on the target's "
+       "stern at 10 Hz with 0.1 s latency, an IMU, a Bar30): depth (1, m), IMU specific force (3, "
+       "m/s^2) and rates (3, rad/s), heading (1, rad), the marker's pose in the camera frame (3, m; "
+       "3, rad rotation vector), its valid flag (1) and the age of the latest detection (1, s; -1 "
+       "before the first), then the error to the docking pose from the sensor-derived state (3, m "
+       "and 3, rad, chaser frame; 0 before the first detection); the scripted PID acts on that "
+       "state and turns to look for the marker until it first sees it.",
        4, 1500, [](const Simulation& sim) { return std::make_unique<Docking>(sim); },
-       ConstraintMethod::kUK, ""},
+       ConstraintMethod::kUK, "docking/bluerov_docking_sensors.xml"},
   };
   return tasks;
 }

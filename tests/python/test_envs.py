@@ -210,11 +210,19 @@ def test_sensor_observations_are_the_sensors_readings_by_name():
     venv.close()
 
 
-def test_sensor_observations_refused_where_the_model_lacks_the_sensors():
+def test_sensor_observations_of_every_task():
     with pytest.raises(ValueError, match="observation: expected"):
         nereid.BatchEnv("BlueROV2StationKeeping-v0", 1, observation="pixels")
-    with pytest.raises(nereid.Error, match=r"BlueROVDocking-v0.*docking/bluerov_docking.xml has no sensor 'bar30'"):
-        gym.make("nereid/BlueROVDocking-v0", observation="sensors")
+    # docking on the camera's view of the marker (bluerov_docking_sensors.xml): 16 readings,
+    # then the error to the docking pose (0 before the first detection)
+    env = gym.make("nereid/BlueROVDocking-v0", observation="sensors")
+    u = env.unwrapped
+    assert u.observation_space.shape == (22,)
+    obs, _ = u.reset(seed=3)
+    assert obs[15] == -1 and not obs[16:].any()  # nothing seen yet
+    for _ in range(25):  # 0.5 s: the camera (10 Hz, 0.1 s latency) has seen the marker
+        obs, *_ = u.step(u.scripted_action())
+    assert obs[14] == 1 and 0 <= obs[15] < 0.3 and 0.3 < np.linalg.norm(obs[16:19]) < 1.5
     # the quay wall has them (raybot_nav.xml): 22 readings and targets, the step ahead, progress
     venv = nereid.make_vector_env("RaybotQuayWall-v0", 2, observation="sensors")
     obs, _ = venv.reset(seed=2)

@@ -445,11 +445,50 @@ TEST_CASE("sensor observations of the quay wall: the readings, the path point as
   CHECK(worst_estimate < 0.5);
 }
 
+TEST_CASE("sensor observations of docking: the camera's marker pose, the error from it, the PID on it docks") {
+  BatchEnv sensors("BlueROVDocking-v0", 1, 1, DefaultModelDir(), Observation::kSensors);
+  REQUIRE(sensors.observation_size() == 22);
+  Env& env = sensors.env(0);
+  std::vector<float> a(static_cast<size_t>(sensors.action_size())), truth(15);
+  const int episodes = 4;
+  int docked = 0;
+  double worst_position = 0, worst_angle = 0;
+  for (int episode = 0; episode < episodes; ++episode) {
+    sensors.Reset(static_cast<uint64_t>(30 + episode));
+    int k = 0;
+    for (; k < 1500; ++k) {
+      sensors.ScriptedActions(a.data());
+      sensors.Step(a.data());
+      if (sensors.terminated()[0] || sensors.truncated()[0]) break;
+      const float* o = sensors.observations();
+      for (int i = 0; i < 6; ++i) CHECK(o[8 + i] == static_cast<float>(Reading(env, "camera", i)));
+      CHECK(o[14] == static_cast<float>(Reading(env, "camera", 7)));
+      // once the marker was seen: the error to the docking pose from the sensors against
+      // the state observation's (the truth's)
+      if (o[15] >= 0) {
+        env.task().Observe(env.simulation(), truth.data());
+        worst_position = std::max(worst_position, std::hypot(o[16] - truth[0], o[17] - truth[1], o[18] - truth[2]) * 1.0);
+        worst_angle = std::max(worst_angle, std::hypot(o[19] - truth[3], o[20] - truth[4], o[21] - truth[5]) * 1.0);
+      }
+    }
+    const bool done = sensors.terminated()[0] && sensors.rewards()[0] > 10;  // the docking bonus
+    docked += done ? 1 : 0;
+    MESSAGE("docking on the sensors, seed " << 30 + episode << ": " << std::string(done ? "docked" : "not docked") << " after "
+                                             << k * 0.02 << " s");
+  }
+  MESSAGE("largest error of the sensor-derived docking error: " << worst_position << " m, " << worst_angle << " rad");
+  CHECK(docked >= 3);
+  CHECK(worst_position < 0.15);
+  CHECK(worst_angle < 0.1);
+}
+
 TEST_CASE("sensor observations: a task whose model lacks a sensor is refused, naming task, model and sensor") {
   CHECK(ParseObservation("sensors") == Observation::kSensors);
   CHECK_THROWS_WITH_AS(ParseObservation("pixels"),
                        doctest::Contains("observation: expected \"state\" or \"sensors\", got 'pixels'"), ConfigError);
-  CHECK_THROWS_WITH_AS(BatchEnv("BlueROVDocking-v0", 1, 1, DefaultModelDir(), Observation::kSensors),
+  TaskSpec without = FindTask("BlueROVDocking-v0");  // the docking task on its state model
+  without.sensors_model.clear();
+  CHECK_THROWS_WITH_AS(Env(without, DefaultModelDir(), Observation::kSensors),
                        doctest::Contains("task BlueROVDocking-v0, observation \"sensors\": model "
                                          "docking/bluerov_docking.xml has no sensor 'bar30' (a nereid.pressure"),
                        ConfigError);

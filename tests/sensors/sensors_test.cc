@@ -1,5 +1,5 @@
 // Copyright Nereid authors.
-// The marine sensors (plugins/pressure, imu, dvl, acoustic, altimeter; physics/sensors.cc):
+// The marine sensors (plugins/pressure, imu, dvl, acoustic, altimeter, marker; physics/sensors.cc):
 // exact sensors equal the truth (closed forms, MuJoCo's own accelerometer and gyro, the
 // geometric distance to a plane), the noise has the configured statistics (seeded, with
 // stated tolerances), runs are bitwise reproducible, and bad input is a ConfigError.

@@ -26,7 +26,9 @@ and CLEAR: nereid, NumPy and MuJoCo are imported by the runner, not at import.
 """
 import json
 import os
+import shutil
 import sys
+import tempfile
 import threading
 import traceback
 
@@ -350,7 +352,7 @@ def env_bad_seed(c, seed):
 @op(("close-twice-threads", "ok"), ("step-threads", "ok"), ("unknown-task", "error"), ("envs-0", "error"),
     ("envs-huge", "error"), ("threads-0", "error"), ("envs-2^63", "error"), ("model-dir", "error"),
     ("observation-unknown", "error"), ("observation-no-sensors", "error"), ("observation-sensors", "ok"),
-    ("observation-sensors-quay-wall", "ok"))
+    ("observation-sensors-quay-wall", "ok"), ("observation-sensors-docking", "ok"))
 def env_misc(c, kind):
     np = c.np
     if kind == "close-twice-threads":
@@ -366,10 +368,15 @@ def env_misc(c, kind):
         c.nereid.BatchEnv(TASK, 1, 1, "/nonexistent")
     elif kind == "observation-unknown":
         c.nereid.BatchEnv(TASK, 1, 1, c.nereid.model_dir(), "x" * 5000)
-    elif kind == "observation-no-sensors":  # the docking model has no sensor suite
-        c.nereid.BatchEnv("BlueROVDocking-v0", 1, 1, c.nereid.model_dir(), "sensors")
-    elif kind in ("observation-sensors", "observation-sensors-quay-wall"):
-        task = TASK if kind == "observation-sensors" else "RaybotQuayWall-v0"
+    elif kind == "observation-no-sensors":  # a model folder with the docking model but not its sensor suite
+        with tempfile.TemporaryDirectory() as folder:
+            os.makedirs(os.path.join(folder, "docking"))
+            shutil.copy(os.path.join(c.nereid.model_dir(), "docking", "bluerov_docking.xml"),
+                        os.path.join(folder, "docking"))
+            c.nereid.BatchEnv("BlueROVDocking-v0", 1, 1, folder, "sensors")
+    elif kind in ("observation-sensors", "observation-sensors-quay-wall", "observation-sensors-docking"):
+        task = {"observation-sensors": TASK, "observation-sensors-quay-wall": "RaybotQuayWall-v0",
+                "observation-sensors-docking": "BlueROVDocking-v0"}[kind]
         env = c.nereid.BatchEnv(task, 2, 2, c.nereid.model_dir(), "sensors")
         env.reset(1)
         env.step(np.zeros((2, env.action_size), np.float32))
