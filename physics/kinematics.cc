@@ -114,6 +114,28 @@ void SiteAcceleration(const mjModel* m, const mjData* d, int site, bool local, m
     mju_zero(res, 6);
     return;
   }
+  const int root = m->body_weldid[body];
+  if (const int dof = FreeJointDof(m, root); dof >= 0) {
+    // a free body (a vehicle): the classical acceleration of the site's point from the free
+    // joint's own terms, a = a_o + alpha x r + w x (w x r) with the origin's acceleration a_o
+    // (world), w = R w_b and alpha = R dw_b/dt (the joint's angular terms are body-frame,
+    // and R dw_b/dt + dR/dt w_b = R dw_b/dt since dR/dt w_b = R (w_b x w_b) = 0); the same
+    // reading as the general chain below (tests/sensors: MuJoCo's accelerometer to 1e-12)
+    const Mat3 R = Eigen::Map<const Eigen::Matrix<mjtNum, 3, 3, Eigen::RowMajor>>(d->xmat + 9 * root);
+    const Vec3 w = R * Vec3::Map(d->qvel + dof + 3), alpha = R * Vec3::Map(d->qacc + dof + 3);
+    const Vec3 r = Vec3::Map(d->site_xpos + 3 * site) - Vec3::Map(d->xpos + 3 * root);
+    Vec3 a = Vec3::Map(d->qacc + dof) + alpha.cross(r) + w.cross(w.cross(r));
+    if (!(m->opt.disableflags & mjDSBL_GRAVITY)) a -= Vec3::Map(m->opt.gravity);
+    if (local) {
+      const auto S = Eigen::Map<const Eigen::Matrix<mjtNum, 3, 3, Eigen::RowMajor>>(d->site_xmat + 9 * site);
+      Vec3::Map(res) = S.transpose() * alpha;
+      Vec3::Map(res + 3) = S.transpose() * a;
+    } else {
+      Vec3::Map(res) = alpha;
+      Vec3::Map(res + 3) = a;
+    }
+    return;
+  }
   // cacc as mj_rnePostConstraint: the world's is -gravity, each dof adds cdof_dot qvel + cdof qacc
   mjtNum cacc[6] = {0, 0, 0, 0, 0, 0};
   if (!(m->opt.disableflags & mjDSBL_GRAVITY)) mju_scl3(cacc + 3, m->opt.gravity, -1);

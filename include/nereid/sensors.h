@@ -136,6 +136,7 @@ class AxisState {
 
  private:
   double turn_on_ = 0, bias_ = 0;
+  double period_ = 0, root_period_ = 0;  // the last sample's period and its square root
 };
 // x rounded to the nearest multiple of `resolution` (unchanged when resolution <= 0).
 double Quantise(double x, double resolution);
