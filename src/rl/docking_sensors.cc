@@ -16,7 +16,7 @@ namespace nereid::rl {
 
 DockingSensors::DockingSensors(const Simulation& sim, int chaser, int target, double offset, const std::string& task,
                                const std::string& model, const Names& names)
-    : chaser_(chaser), target_(target), offset_(offset) {
+    : chaser_(chaser), target_(target), offset_(offset), estimate_(sim, model) {
   const mjModel* m = sim.model();
   const std::string where = "task " + task + ", observation \"sensors\": model " + model;
   int id = -1;
@@ -47,10 +47,10 @@ DockingSensors::DockingSensors(const Simulation& sim, int chaser, int target, do
   if (chaser_dof_ < 0 || FreeJointDof(m, target) < 0) throw ConfigError(where + ": the vehicles' bodies need free joints");
   chaser_qpos_ = m->jnt_qposadr[m->body_jntadr[chaser]];
   target_qpos_ = m->jnt_qposadr[m->body_jntadr[target]];
-  estimate_ = Simulation::MakeData(m, sim.engine(), model);
+  target_dof_ = FreeJointDof(m, target);
 }
 
-DockingSensors::~DockingSensors() { mj_deleteData(estimate_); }
+DockingSensors::~DockingSensors() = default;
 
 const DockingSensors::Past& DockingSensors::At(double time) const {
   // the newest first; the oldest kept when `time` is older still
@@ -146,33 +146,14 @@ void DockingSensors::Update(const Simulation& sim) {
   past_count_ = std::min(past_count_ + 1, past_.size());
   fresh_ = false;
 
-  mjData* e = estimate_;
-  e->time = t;
-  const Mat3 R_dock = dock_q_.toRotationMatrix();
-  const Vec3 target = dock_p_ + R_dock * Vec3(offset_, 0, 0);
-  for (int i = 0; i < 3; ++i) {
-    e->qpos[chaser_qpos_ + i] = position_[i];
-    e->qvel[chaser_dof_ + i] = velocity_[i];
-    e->qvel[chaser_dof_ + 3 + i] = rate_[i];
-    e->qpos[target_qpos_ + i] = target[i];
-  }
-  const double qc[4] = {attitude_q_.w(), attitude_q_.x(), attitude_q_.y(), attitude_q_.z()};
-  const double qt[4] = {dock_q_.w(), dock_q_.x(), dock_q_.y(), dock_q_.z()};
-  std::copy(qc, qc + 4, e->qpos + chaser_qpos_ + 3);
-  std::copy(qt, qt + 4, e->qpos + target_qpos_ + 3);
-  // the thrusters' own state (what the controller commanded)
-  std::copy(d->actuator_force, d->actuator_force + m->nu, e->actuator_force);
-  model_ = m;
-  estimate_stale_ = true;
+  // the target at rest where the docking pose puts it
+  estimate_.Begin(m, d);
+  estimate_.SetFreeJoint(chaser_qpos_, chaser_dof_, position_, attitude_q_, velocity_, rate_);
+  estimate_.SetFreeJoint(target_qpos_, target_dof_, dock_p_ + dock_q_.toRotationMatrix() * Vec3(offset_, 0, 0), dock_q_,
+                         Vec3::Zero(), Vec3::Zero());
 }
 
-mjData* DockingSensors::estimate() {
-  if (estimate_stale_) {
-    mj_kinematics(model_, estimate_);
-    estimate_stale_ = false;
-  }
-  return estimate_;
-}
+mjData* DockingSensors::estimate() { return estimate_.Get(); }
 
 void DockingSensors::Observe(float* out) {
   for (int i = 0; i < kReadings; ++i) out[i] = static_cast<float>(readings_[static_cast<size_t>(i)]);

@@ -75,7 +75,7 @@ class DockingSensors {
   double heading() const { return readings_[7]; }
 
  private:
-  int chaser_, target_, chaser_qpos_, chaser_dof_, target_qpos_;
+  int chaser_, target_, chaser_qpos_, chaser_dof_, target_qpos_, target_dof_;
   double offset_;
   int depth_, acc_, gyro_, heading_, marker_, valid_;
   double latency_ = 0;
@@ -83,9 +83,7 @@ class DockingSensors {
   Mat3 R_camera_, R_marker_, R_imu_;
   ArrivalTest arrival_;
   AttitudeFilter attitude_filter_;
-  mjData* estimate_ = nullptr;
-  const mjModel* model_ = nullptr;
-  bool estimate_stale_ = false;
+  EstimateData estimate_;
 
   // the estimates of the last steps (the delayed detections' instants): time, chaser
   // position and attitude; the newest at past_head_ - 1

@@ -68,6 +68,39 @@ bool ArrivalTest::Changed(const mjtNum* sensordata, bool fresh) {
   return changed;
 }
 
+EstimateData::EstimateData(const Simulation& sim, const std::string& model)
+    : data_(Simulation::MakeData(sim.model(), sim.engine(), model)) {}
+
+EstimateData::~EstimateData() { mj_deleteData(data_); }
+
+void EstimateData::Begin(const mjModel* m, const mjData* truth) {
+  data_->time = truth->time;
+  std::copy(truth->actuator_force, truth->actuator_force + m->nu, data_->actuator_force);
+  model_ = m;
+  stale_ = true;
+}
+
+void EstimateData::SetFreeJoint(int qpos, int dof, const Vec3& p, const Eigen::Quaterniond& q, const Vec3& v,
+                                const Vec3& w) {
+  for (int i = 0; i < 3; ++i) {
+    data_->qpos[qpos + i] = p[i];
+    data_->qvel[dof + i] = v[i];
+    data_->qvel[dof + 3 + i] = w[i];
+  }
+  data_->qpos[qpos + 3] = q.w();
+  data_->qpos[qpos + 4] = q.x();
+  data_->qpos[qpos + 5] = q.y();
+  data_->qpos[qpos + 6] = q.z();
+}
+
+mjData* EstimateData::Get() {
+  if (stale_) {
+    mj_kinematics(model_, data_);
+    stale_ = false;
+  }
+  return data_;
+}
+
 Eigen::Quaterniond AttitudeFilter::Update(const Vec3& f, const Vec3& w, double heading, double dt, bool fresh) {
   // roll and pitch from the specific force (gravity at rest), yaw from the heading; the
   // gyro propagates roll and pitch, which relax towards the gravity direction's with time
@@ -97,7 +130,7 @@ void RestartSensors(const mjModel* m, mjData* d) {
 
 VehicleSensors::VehicleSensors(const Simulation& sim, int body, const std::string& task, const std::string& model,
                                const Names& names)
-    : body_(body) {
+    : body_(body), estimate_(sim, model) {
   const mjModel* m = sim.model();
   const std::string where = "task " + task + ", observation \"sensors\": model " + model;
   int id = -1;
@@ -120,10 +153,9 @@ VehicleSensors::VehicleSensors(const Simulation& sim, int body, const std::strin
   dof_ = FreeJointDof(m, body);
   if (dof_ < 0) throw ConfigError(where + ": the vehicle's body has no free joint");
   qpos_ = m->jnt_qposadr[m->body_jntadr[body]];
-  estimate_ = Simulation::MakeData(m, sim.engine(), model);
 }
 
-VehicleSensors::~VehicleSensors() { mj_deleteData(estimate_); }
+VehicleSensors::~VehicleSensors() = default;
 
 void VehicleSensors::Update(const Simulation& sim) {
   const mjModel* m = sim.model();
@@ -178,30 +210,11 @@ void VehicleSensors::Update(const Simulation& sim) {
   position_.z() = -s[depth_] - (R * r_pressure_).z();
   fresh_ = false;
 
-  mjData* e = estimate_;
-  e->time = t;
-  for (int i = 0; i < 3; ++i) {
-    e->qpos[qpos_ + i] = position_[i];
-    e->qvel[dof_ + i] = v_world[i];
-    e->qvel[dof_ + 3 + i] = w[i];
-  }
-  e->qpos[qpos_ + 3] = q.w();
-  e->qpos[qpos_ + 4] = q.x();
-  e->qpos[qpos_ + 5] = q.y();
-  e->qpos[qpos_ + 6] = q.z();
-  // the thrusters' own state (what the controller commanded), for the MPC's thrust lag
-  std::copy(d->actuator_force, d->actuator_force + m->nu, e->actuator_force);
-  model_ = m;
-  estimate_stale_ = true;
+  estimate_.Begin(m, d);
+  estimate_.SetFreeJoint(qpos_, dof_, position_, q, v_world, w);
 }
 
-mjData* VehicleSensors::estimate() {
-  if (estimate_stale_) {
-    mj_kinematics(model_, estimate_);
-    estimate_stale_ = false;
-  }
-  return estimate_;
-}
+mjData* VehicleSensors::estimate() { return estimate_.Get(); }
 
 void VehicleSensors::Observe(const Vec3& target, double target_heading, float* out) const {
   for (int i = 0; i < kReadings; ++i) out[i] = static_cast<float>(readings_[static_cast<size_t>(i)]);

@@ -65,6 +65,30 @@ class ArrivalTest {
   std::array<double, 16> last_{};
 };
 
+// A sensor-derived state as an mjData of its own, which controllers read as they read the
+// truth: set after each sensor update, its kinematics run on the first read after that (a
+// policy that never asks pays nothing for it).
+class EstimateData {
+ public:
+  EstimateData(const Simulation& sim, const std::string& model);
+  ~EstimateData();
+  EstimateData(const EstimateData&) = delete;
+  EstimateData& operator=(const EstimateData&) = delete;
+
+  // A new estimate at the truth's time: the thrusters' own state copied from the truth
+  // (what the controller commanded, for the MPC's thrust lag); then set the free joints.
+  void Begin(const mjModel* m, const mjData* truth);
+  // a free joint's position, attitude (world from body), world linear and body angular velocity
+  void SetFreeJoint(int qpos, int dof, const Vec3& p, const Eigen::Quaterniond& q, const Vec3& v, const Vec3& w);
+  // the estimate, kinematics done
+  mjData* Get();
+
+ private:
+  mjData* data_ = nullptr;
+  const mjModel* model_ = nullptr;
+  bool stale_ = false;  // set since the last mj_kinematics
+};
+
 class VehicleSensors {
  public:
   using Names = SensorNames;
@@ -101,9 +125,7 @@ class VehicleSensors {
   // sensor sites in the body frame: position and rotation (body from site)
   Vec3 r_pressure_, r_dvl_, r_acoustic_;
   Mat3 R_imu_, R_dvl_;
-  mjData* estimate_ = nullptr;
-  const mjModel* model_ = nullptr;
-  bool estimate_stale_ = false;  // Update set the free joint; mj_kinematics not yet run
+  EstimateData estimate_;
 
   // state of the episode
   bool fresh_ = true;
