@@ -10,6 +10,7 @@
 #include "common/config_reader.h"
 #include "common/plugin_base.h"
 #include "dvl/dvl.h"
+#include "marker/marker.h"
 #include "nereid/plugins.h"
 
 namespace nereid::viewer {
@@ -110,6 +111,42 @@ std::vector<AcousticFixDrawing> AcousticFixDrawings(const mjModel* m, const mjDa
     out.push_back(std::move(fix));
   }
   return out;
+}
+
+std::vector<MarkerDrawing> MarkerDrawings(const mjModel* m, const mjData* d) {
+  std::vector<MarkerDrawing> out;
+  for (int instance : FindPluginInstances(m, kMarkerPlugin)) {
+    const Marker* marker = d->plugin_data[instance] ? PluginObject<Marker>(d, instance) : nullptr;
+    const mjtNum* y = Reading(m, d, instance);
+    if (!marker || !y || marker->site() < 0) continue;
+    constexpr int kX = Field(Marker::kFields, "x"), kValid = Field(Marker::kFields, "valid");
+    static_assert(kX >= 0 && kValid >= 0);
+    MarkerDrawing drawing;
+    drawing.name = PluginInstanceName(m, instance);
+    drawing.valid = y[kValid] > 0.5;
+    drawing.camera = SitePosition(d, marker->site());
+    drawing.seen = drawing.camera + SiteRotation(d, marker->site()) * Vec3(y[kX], y[kX + 1], y[kX + 2]);
+    const double latency = ConfigReader(m, instance, kMarkerPlugin).Number(sensor_keys::kLatency);
+    drawing.age = ReadingAge(d->time, marker->period(), latency);
+    out.push_back(std::move(drawing));
+  }
+  return out;
+}
+
+void AddMarkerSightings(const std::vector<MarkerDrawing>& markers, double size, mjvScene* scn) {
+  for (const MarkerDrawing& marker : markers) {
+    if (!marker.valid) continue;
+    mjvGeom* g = Next(scn);
+    if (!g) return;
+    mjv_initGeom(g, mjGEOM_LINE, nullptr, nullptr, nullptr, kMarkerRgba.data());
+    Flat(g);
+    mjv_connector(g, mjGEOM_LINE, 2, marker.camera.data(), marker.seen.data());
+    if (!(g = Next(scn))) return;
+    const mjtNum radius[3] = {size, 0, 0};
+    mjv_initGeom(g, mjGEOM_SPHERE, radius, marker.seen.data(), nullptr, kMarkerRgba.data());
+    Flat(g);
+    std::snprintf(g->label, sizeof(g->label), "%s %.1f s", marker.name.c_str(), marker.age);
+  }
 }
 
 void AddInstruments(const std::vector<DvlDrawing>& dvls, const std::vector<AcousticFixDrawing>& fixes,

@@ -1,6 +1,6 @@
 // Copyright Nereid authors.
-// The `sensors` overlay: what the model's nereid.dvl and nereid.acoustic sensors read, as
-// geometry. The builders are pure (they read the model, the data and the sensors' own
+// The `sensors` overlay: what the model's nereid.dvl, nereid.acoustic and nereid.marker
+// sensors read, as geometry. The builders are pure (they read the model, the data and the sensors' own
 // objects, and return segments and points), so tests check them without a window; the
 // Add* functions append them to an mjvScene after mjv_updateScene, as the other overlays.
 // Nothing is measured again here: a beam ends where the DVL's reported range puts it, and
@@ -49,6 +49,19 @@ struct AcousticFixDrawing {
 // Every nereid.acoustic instance's delivered fix, with its age at d->time.
 std::vector<AcousticFixDrawing> AcousticFixDrawings(const mjModel* m, const mjData* d);
 
+struct MarkerDrawing {
+  std::string name;
+  bool valid = false;          // the reading's `valid` field
+  Vec3 camera = Vec3::Zero();  // the camera's site now, world
+  Vec3 seen = Vec3::Zero();    // where the reading puts the marker: camera + R_c (x, y, z), world
+  double age = 0;              // s since the delivered frame was taken (ReadingAge)
+};
+
+// Every nereid.marker instance's delivered reading: the marker where the camera reports it,
+// seen from the camera's current pose (a reading taken `age` ago on a moving vehicle is
+// drawn from where the camera is now, as the vehicle would use it).
+std::vector<MarkerDrawing> MarkerDrawings(const mjModel* m, const mjData* d);
+
 // The age at time t of the reading a sample-and-hold sensor delivers, sampling every
 // `period` from t = 0 (its clock's start after a reset) with `latency`: the newest sample
 // instant k period <= t - latency is delivered, so the age is latency + ((t - latency) mod
@@ -64,6 +77,7 @@ float FixOpacity(double age, double period);
 inline constexpr std::array<float, 4> kWaterTrackRgba = {0, 0.5f, 1, 1};
 inline constexpr std::array<float, 4> kNoLockRgba = {0.5f, 0.5f, 0.5f, 1};
 inline constexpr std::array<float, 4> kFixRgba = {1, 0, 0.5f, 1};
+inline constexpr std::array<float, 4> kMarkerRgba = {1, 0.85f, 0, 1};
 
 // Appends the `sensors` overlay: each DVL beam as a line (3 pixels with a range, 1 without),
 // each hit point as a small sphere, each valid acoustic fix as a sphere labelled with its
@@ -71,6 +85,10 @@ inline constexpr std::array<float, 4> kFixRgba = {1, 0, 0.5f, 1};
 // when the scene is full.
 void AddInstruments(const std::vector<DvlDrawing>& dvls, const std::vector<AcousticFixDrawing>& fixes,
                     const float lock_rgba[4], double size, mjvScene* scn);
+
+// Appends each valid marker reading: a line from the camera to where it sees the marker
+// and a sphere there labelled with the reading's age. Stops quietly when the scene is full.
+void AddMarkerSightings(const std::vector<MarkerDrawing>& markers, double size, mjvScene* scn);
 
 // The estimate's ghost: appends a translucent copy of the geoms MuJoCo drew into scn
 // (mjv_updateScene) for the bodies in `bodies`, moved rigidly by the transform that takes

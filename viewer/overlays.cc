@@ -26,7 +26,7 @@ constexpr std::array<OverlayInfo, kOverlayCount> kTable = {{
     {Overlay::kConstraint, "constraint", GLFW_KEY_8, {1, 0.5f, 0, 1}, "equality constraint forces"},
     {Overlay::kPath, "path", GLFW_KEY_9, {0.5f, 0, 1, 1}, "reference path and the vehicle's trail"},
     {Overlay::kDepth, "depth", GLFW_KEY_B, {0, 0, 0, 1}, "depth gauge (whole metres)"},
-    {Overlay::kSensors, "sensors", GLFW_KEY_N, {0, 1, 0.5f, 1}, "DVL beams and hits, acoustic fix"},
+    {Overlay::kSensors, "sensors", GLFW_KEY_N, {0, 1, 0.5f, 1}, "DVL beams and hits, acoustic fix, marker sightings"},
     {Overlay::kEstimate, "estimate", GLFW_KEY_M, {0.5f, 1, 0, 0.35f}, "the estimate's ghost"},
 }};
 
@@ -211,8 +211,9 @@ void AddOverlays(const mjModel* m, const mjData* d, Simulation& sim, int vehicle
   if (on(Overlay::kTether) && !AddTethers(m, sim, vehicle, scales, width, scn)) return;
   if (on(Overlay::kConstraint) && !AddConstraints(m, d, sim, scales, width, scn)) return;
   if (on(Overlay::kSensors)) {
-    AddInstruments(DvlDrawings(m, d), AcousticFixDrawings(m, d), Info(Overlay::kSensors).rgba.data(),
-                   0.02 * (m->stat.extent > 0 ? m->stat.extent : 1), scn);
+    const double size = 0.02 * (m->stat.extent > 0 ? m->stat.extent : 1);
+    AddInstruments(DvlDrawings(m, d), AcousticFixDrawings(m, d), Info(Overlay::kSensors).rgba.data(), size, scn);
+    AddMarkerSightings(MarkerDrawings(m, d), size, scn);
   }
 }
 

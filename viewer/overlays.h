@@ -29,7 +29,7 @@ enum class Overlay {
   kConstraint,  // MuJoCo connect/weld equality forces (d->efc_force); UK constraints: hook
   kPath,        // the scenario controller's reference path, and the vehicle's trail
   kDepth,       // depth gauge beside the vehicle (scenery.h)
-  kSensors,     // DVL beams and hit points, the acoustic fix (instruments.h)
+  kSensors,     // DVL beams and hit points, the acoustic fix, marker sightings (instruments.h)
   kEstimate,    // the navigation filter's estimate as a ghost of the vehicle (instruments.h)
   kCount,
 };

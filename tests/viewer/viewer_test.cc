@@ -332,6 +332,46 @@ TEST_SUITE("viewer_overlays") {
 }
 
 TEST_SUITE("viewer_overlays") {
+  TEST_CASE("sensors overlay: the marker camera's sighting ends at the marker, with the reading's age") {
+    setenv("NEREID_EXACT_SENSORS", "1", 1);  // exact readings, read when the data is made
+    auto sim = Simulation::LoadFile(NEREID_SOURCE_MODEL_DIR "/docking/bluerov_docking_sensors.xml");
+    unsetenv("NEREID_EXACT_SENSORS");
+    sim->Reset(0);
+    const mjModel* m = sim->model();
+    mjData* d = sim->data();
+    for (int k = 0; k < 40; ++k) sim->Step();  // 0.2 s: the frame of 0.1 s delivered at 0.2 s
+    sim->Forward();
+    std::vector<MarkerDrawing> markers = MarkerDrawings(m, d);
+    REQUIRE(markers.size() == 1);
+    CHECK(markers[0].valid);
+    CHECK(markers[0].name == "camera");
+    CHECK((markers[0].camera - SitePos(m, d, "chaser_camera")).norm() == 0);
+    // the pair hardly moves in 0.2 s: the sighting ends at the marker's site
+    CHECK((markers[0].seen - SitePos(m, d, "target_marker")).norm() < 1e-3);
+    CHECK(markers[0].age == doctest::Approx(0.1).epsilon(1e-9));  // 10 Hz, 0.1 s latency, at 0.2 s
+    mjvScene scn;
+    mjv_defaultScene(&scn);
+    mjv_makeScene(m, &scn, 10);
+    AddMarkerSightings(markers, 0.05, &scn);
+    REQUIRE(scn.ngeom == 2);  // the line of sight and the marker
+    CHECK(scn.geoms[0].type == mjGEOM_LINE);
+    CHECK(scn.geoms[1].rgba[1] == kMarkerRgba[1]);
+    CHECK(std::string(scn.geoms[1].label) == "camera 0.1 s");
+    // turned away (yaw 90 deg): no sighting, nothing drawn
+    sim->Reset(0);  // the sensors' clocks restart: the next step samples the turned state
+    const int free = m->jnt_qposadr[m->body_jntadr[mj_name2id(m, mjOBJ_BODY, "chaser")]];
+    d->qpos[free + 3] = std::cos(M_PI / 4);
+    d->qpos[free + 6] = std::sin(M_PI / 4);
+    for (int k = 0; k < 40; ++k) sim->Step();
+    sim->Forward();
+    markers = MarkerDrawings(m, d);
+    CHECK_FALSE(markers[0].valid);
+    scn.ngeom = 0;
+    AddMarkerSightings(markers, 0.05, &scn);
+    CHECK(scn.ngeom == 0);
+    mjv_freeScene(&scn);
+  }
+
   TEST_CASE("sensors overlay: DVL beams end at the reported ranges on the seabed; the acoustic fix and its age") {
     setenv("NEREID_EXACT_SENSORS", "1", 1);  // exact readings (docs/sensors.md), read when the data is made
     auto sim = Simulation::LoadFile(kHeavySensors);
