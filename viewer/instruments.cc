@@ -11,6 +11,7 @@
 #include "common/plugin_base.h"
 #include "dvl/dvl.h"
 #include "marker/marker.h"
+#include "nereid/kinematics.h"
 #include "nereid/plugins.h"
 
 namespace nereid::viewer {
@@ -22,17 +23,6 @@ const mjtNum* Reading(const mjModel* m, const mjData* d, int instance) {
     if (m->sensor_type[s] == mjSENS_PLUGIN && m->sensor_plugin[s] == instance) return d->sensordata + m->sensor_adr[s];
   }
   return nullptr;
-}
-
-Vec3 SitePosition(const mjData* d, int site) {
-  return {d->site_xpos[3 * site], d->site_xpos[3 * site + 1], d->site_xpos[3 * site + 2]};
-}
-
-Mat3 SiteRotation(const mjData* d, int site) {
-  const mjtNum* R = d->site_xmat + 9 * site;
-  Mat3 out;
-  out << R[0], R[1], R[2], R[3], R[4], R[5], R[6], R[7], R[8];
-  return out;
 }
 
 // The index of `field` in a sensor's field names (its kFields).

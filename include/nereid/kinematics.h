@@ -20,6 +20,13 @@ inline Mat3 BodyRotation(const mjData* d, int body) {
 inline Vec3 BodyPosition(const mjData* d, int body) {
   return Vec3(d->xpos[3 * body], d->xpos[3 * body + 1], d->xpos[3 * body + 2]);
 }
+// The same for a site (d->site_xmat, d->site_xpos).
+inline Mat3 SiteRotation(const mjData* d, int site) {
+  return Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(d->site_xmat + 9 * site);
+}
+inline Vec3 SitePosition(const mjData* d, int site) {
+  return Vec3(d->site_xpos[3 * site], d->site_xpos[3 * site + 1], d->site_xpos[3 * site + 2]);
+}
 
 // MuJoCo's mass matrix d->M is lower-triangular CSR (M_rownnz, M_rowadr, M_colind): calls
 // f(col, adr) for each entry MuJoCo stores in `row` (col <= row, d->M[adr]).

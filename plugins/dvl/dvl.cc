@@ -12,16 +12,6 @@
 #include "nereid/kinematics.h"
 
 namespace nereid {
-namespace {
-
-Mat3 SiteRotation(const mjData* d, int site) {
-  const mjtNum* R = d->site_xmat + 9 * site;
-  Mat3 out;
-  out << R[0], R[1], R[2], R[3], R[4], R[5], R[6], R[7], R[8];
-  return out;
-}
-
-}  // namespace
 
 std::unique_ptr<Dvl> Dvl::Create(const mjModel* m, mjData*, int instance) {
   namespace k = dvl_keys;

@@ -10,6 +10,7 @@
 
 #include "common/config_reader.h"
 #include "common/plugin_base.h"
+#include "nereid/kinematics.h"
 
 namespace nereid {
 namespace {
@@ -21,11 +22,6 @@ double Angle(const ConfigReader& config, const ConfigKey& key, double upper) {
   }
   return std::cos(deg * std::numbers::pi / 180);
 }
-
-Mat3 SiteRotation(const mjData* d, int site) {
-  return Eigen::Map<const Eigen::Matrix<mjtNum, 3, 3, Eigen::RowMajor>>(d->site_xmat + 9 * site);
-}
-Vec3 SitePosition(const mjData* d, int site) { return Vec3::Map(d->site_xpos + 3 * site); }
 
 }  // namespace
 
@@ -59,11 +55,10 @@ void Marker::Compute(const mjModel* m, mjData* d, int) noexcept {
   Step(d, [&] {
     sensors::Reading y{};
     y[6] = -1;  // no detection: zeros, range -1, valid 0
-    const Mat3 Rc = SiteRotation(d, site_), Rm = SiteRotation(d, marker_);
-    const Vec3 pc = SitePosition(d, site_);
-    const Vec3 line = SitePosition(d, marker_) - pc;  // camera to marker, world
+    const Vec3 line = SitePosition(d, marker_) - SitePosition(d, site_);  // camera to marker, world
     const double range = line.norm();
     if (!(range >= min_range_ && range <= max_range_ && range > 0)) return y;
+    const Mat3 Rc = SiteRotation(d, site_), Rm = SiteRotation(d, marker_);
     // inside the view cone around the optical axis (+z), and the marker's face towards the camera
     if (Rc.col(2).dot(line) < cos_fov_ * range || -Rm.col(2).dot(line) < cos_view_ * range) return y;
     // line of sight: the first geom along it (the camera's body excluded) must be the

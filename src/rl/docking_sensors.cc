@@ -16,7 +16,7 @@ namespace nereid::rl {
 
 DockingSensors::DockingSensors(const Simulation& sim, int chaser, int target, double offset, const std::string& task,
                                const std::string& model, const Names& names)
-    : chaser_(chaser), target_(target), offset_(offset), estimate_(sim, model) {
+    : chaser_(chaser), offset_(offset), estimate_(sim, model) {
   const mjModel* m = sim.model();
   const std::string where = "task " + task + ", observation \"sensors\": model " + model;
   int id = -1;
@@ -31,8 +31,7 @@ DockingSensors::DockingSensors(const Simulation& sim, int chaser, int target, do
   marker_ = f[0], valid_ = f[1];
   SiteOnBody(m, id, chaser, where, &r_camera_, &R_camera_);
   arrival_ = ArrivalTest(m, id);
-  const char* latency = mj_getPluginConfig(m, m->sensor_plugin[id], "latency");
-  latency_ = latency && *latency ? std::atof(latency) : 0.0;  // the sensors' default: none
+  latency_ = SensorLatency(m, id);
   // the marker's site on the target: where the board is is known to the vehicle
   const char* marker_name = mj_getPluginConfig(m, m->sensor_plugin[id], "marker");
   const int site = marker_name ? mj_name2id(m, mjOBJ_SITE, marker_name) : -1;
@@ -40,14 +39,12 @@ DockingSensors::DockingSensors(const Simulation& sim, int chaser, int target, do
     throw ConfigError(where + ": sensor '" + names.camera + "' does not look for a marker on the target body '" +
                       std::string(mj_id2name(m, mjOBJ_BODY, target)) + "'");
   }
-  r_marker_ = Vec3::Map(m->site_pos + 3 * site);
-  const mjtNum* q = m->site_quat + 4 * site;
-  R_marker_ = Eigen::Quaterniond(q[0], q[1], q[2], q[3]).toRotationMatrix();
+  SiteInBody(m, site, &r_marker_, &R_marker_);
   chaser_dof_ = FreeJointDof(m, chaser);
-  if (chaser_dof_ < 0 || FreeJointDof(m, target) < 0) throw ConfigError(where + ": the vehicles' bodies need free joints");
+  target_dof_ = FreeJointDof(m, target);
+  if (chaser_dof_ < 0 || target_dof_ < 0) throw ConfigError(where + ": the vehicles' bodies need free joints");
   chaser_qpos_ = m->jnt_qposadr[m->body_jntadr[chaser]];
   target_qpos_ = m->jnt_qposadr[m->body_jntadr[target]];
-  target_dof_ = FreeJointDof(m, target);
 }
 
 DockingSensors::~DockingSensors() = default;

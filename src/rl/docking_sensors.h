@@ -75,7 +75,7 @@ class DockingSensors {
   double heading() const { return readings_[7]; }
 
  private:
-  int chaser_, target_, chaser_qpos_, chaser_dof_, target_qpos_, target_dof_;
+  int chaser_, chaser_qpos_, chaser_dof_, target_qpos_, target_dof_;
   double offset_;
   int depth_, acc_, gyro_, heading_, marker_, valid_;
   double latency_ = 0;
@@ -99,7 +99,7 @@ class DockingSensors {
 
   // the episode
   bool fresh_ = true, has_dock_ = false;
-  double last_time_ = 0, arrival_time_ = 0, last_detection_ = 0, last_depth_ = 0;
+  double last_time_ = 0, arrival_time_ = 0, last_detection_ = 0;
   std::array<double, kReadings> readings_{};
   Eigen::Quaterniond attitude_q_ = Eigen::Quaterniond::Identity(), dock_q_ = Eigen::Quaterniond::Identity();
   Vec3 position_ = Vec3::Zero(), velocity_ = Vec3::Zero(), rate_ = Vec3::Zero(), dock_p_ = Vec3::Zero();

@@ -53,9 +53,18 @@ void SiteOnBody(const mjModel* m, int sensor, int body, const std::string& where
     throw ConfigError(where + ": sensor '" + std::string(sensor_name ? sensor_name : "?") +
                       "' is not on the vehicle's body '" + std::string(mj_id2name(m, mjOBJ_BODY, body)) + "'");
   }
+  SiteInBody(m, site, r, R);
+}
+
+void SiteInBody(const mjModel* m, int site, Vec3* r, Mat3* R) {
   *r = Vec3(m->site_pos[3 * site], m->site_pos[3 * site + 1], m->site_pos[3 * site + 2]);
   const mjtNum* q = m->site_quat + 4 * site;
   *R = Eigen::Quaterniond(q[0], q[1], q[2], q[3]).toRotationMatrix();
+}
+
+double SensorLatency(const mjModel* m, int sensor) {
+  const char* latency = mj_getPluginConfig(m, m->sensor_plugin[sensor], "latency");
+  return latency && *latency ? std::atof(latency) : 0.0;  // the sensors' default: none
 }
 
 ArrivalTest::ArrivalTest(const mjModel* m, int sensor)
@@ -148,8 +157,7 @@ VehicleSensors::VehicleSensors(const Simulation& sim, int body, const std::strin
   fix_ = f[0], fix_valid_ = f[1];
   SiteOnBody(m, id, body, where, &r_acoustic_, &unused_rotation);
   fix_arrival_ = ArrivalTest(m, id);
-  const char* latency = mj_getPluginConfig(m, m->sensor_plugin[id], "latency");
-  fix_latency_ = latency && *latency ? std::atof(latency) : 0.0;  // the sensors' default: none
+  fix_latency_ = SensorLatency(m, id);
   dof_ = FreeJointDof(m, body);
   if (dof_ < 0) throw ConfigError(where + ": the vehicle's body has no free joint");
   qpos_ = m->jnt_qposadr[m->body_jntadr[body]];

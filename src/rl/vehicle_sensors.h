@@ -34,6 +34,10 @@ std::vector<int> FindFields(const mjModel* m, const std::string& task, const std
 // The site a Nereid sensor plugin sits on (its `site` key), in the body frame of `body`:
 // position and rotation (body from site). Throws if the site is not on `body`.
 void SiteOnBody(const mjModel* m, int sensor, int body, const std::string& where, Vec3* r, Mat3* R);
+// Site `site`'s pose in its body's frame: position and rotation (body from site).
+void SiteInBody(const mjModel* m, int site, Vec3* r, Mat3* R);
+// A Nereid sensor plugin's `latency` key (s; its default 0 when absent).
+double SensorLatency(const mjModel* m, int sensor);
 
 // Restarts the sensor plugins of `d` (as mj_resetData does: clocks and noise streams from
 // their start) without touching the state: after a task has placed its vehicle, so that
