@@ -2,6 +2,7 @@
 #include "nereid/sensors.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numbers>
 #include <utility>
@@ -20,42 +21,79 @@ uint64_t StreamId(std::string_view name) {
 }
 
 namespace {
-// Box-Muller on uniforms 2j and 2j+1 of the stream with key `key`: draws 2j and 2j+1 of
-// its normals (independent), r cos a and r sin a
-std::pair<double, double> NormalPair(uint64_t key, uint64_t j) {
-  const double u1 = UniformFromKey(key, 2 * j);
-  const double u2 = UniformFromKey(key, 2 * j + 1);
-  const double r = std::sqrt(-2.0 * std::log(u1)), a = 2.0 * std::numbers::pi * u2;
-  return {r * std::cos(a), r * std::sin(a)};
+// The ziggurat for f(x) = exp(-x²/2) on x >= 0 (Marsaglia and Tsang, "The Ziggurat Method
+// for Generating Random Variables", J. Stat. Softw. 5(8), 2000): 256 boxes of equal area v.
+// Box 0 is [0, r] x [0, f(r)] with the tail beyond r; box k (1..255) is [0, x_k] x
+// [f(x_k), f(x_k+1)], from x_1 = r down to x_256 = 0. r is the paper's for 256 boxes and
+// v follows from it: v = r f(r) + √(π/2) erfc(r/√2).
+struct Ziggurat {
+  static constexpr int kBoxes = 256;
+  static constexpr double kR = 3.6541528853610088;
+  static double F(double x) { return std::exp(-0.5 * x * x); }
+  // width[k]: box k's width (box 0's is v / f(r), its tail folded in); edge[k] = x_k+1,
+  // the abscissa below which box k lies under the curve; lower[k], upper[k] = f(x_k), f(x_k+1)
+  std::array<double, kBoxes> width{}, edge{}, lower{}, upper{};
+  double v = 0;
+  Ziggurat() {
+    v = kR * F(kR) + std::sqrt(std::numbers::pi / 2) * std::erfc(kR / std::numbers::sqrt2);
+    std::array<double, kBoxes + 1> x{};
+    x[1] = kR;
+    for (int k = 1; k < kBoxes - 1; ++k) x[k + 1] = std::sqrt(-2.0 * std::log(v / x[k] + F(x[k])));
+    x[kBoxes] = 0;
+    width[0] = v / F(kR);
+    edge[0] = kR;
+    for (int k = 1; k < kBoxes; ++k) {
+      width[k] = x[k];
+      edge[k] = x[k + 1];
+      lower[k] = F(x[k]);
+      upper[k] = F(x[k + 1]);
+    }
+  }
+};
+
+// built when the library is loaded (nothing draws before: draws come from sensor plugin
+// instances, made at run time)
+const Ziggurat kTable;
+
+// The draws the fast path of NormalFromKey did not take: the tail of box 0 or the wedge of
+// another box, then further words; out of line, so that the fast path stays small.
+[[gnu::noinline]] double NormalBeyondBox(uint64_t first) {
+  const Ziggurat& z = kTable;
+  uint64_t word = first, j = 0;
+  auto next_uniform = [&] { return (static_cast<double>(Mix(first + ++j) >> 11) + 0.5) * 0x1.0p-53; };
+  for (;;) {
+    // low 8 bits: the box; bit 8: the sign; the top 53: the abscissa (disjoint bits, so the
+    // box and the abscissa are independent, the remedy of Doornik 2005 for the original)
+    const auto box = static_cast<size_t>(word & 0xFF);
+    const double sign = (word >> 8) & 1 ? -1.0 : 1.0;
+    const double x = (static_cast<double>(word >> 11) + 0.5) * 0x1.0p-53 * z.width[box];
+    if (x < z.edge[box]) return sign * x;  // inside the box's part under the curve
+    if (box == 0) {  // the tail beyond r (Marsaglia 1964): r + a, a ~ Exp(r) accepted w.p. e^(-a²/2)
+      for (;;) {
+        const double a = -std::log(next_uniform()) / Ziggurat::kR, b = -std::log(next_uniform());
+        if (2 * b >= a * a) return sign * (Ziggurat::kR + a);
+      }
+    }
+    // the wedge between the box's edge and its width: under the curve with its probability
+    if (z.lower[box] + next_uniform() * (z.upper[box] - z.lower[box]) < Ziggurat::F(x)) return sign * x;
+    word = Mix(first + ++j);
+  }
 }
 }  // namespace
 
-double Normal(uint64_t seed, uint64_t stream, uint64_t k) {
-  const auto [even, odd] = NormalPair(StreamKey(seed, stream), k / 2);
-  return k % 2 ? odd : even;
+double NormalFromKey(uint64_t key, uint64_t k) {
+  // the first word inside its box's part under the curve (about 99 % of draws), as in
+  // NormalBeyondBox
+  const uint64_t first = Mix(key + k);
+  const auto box = static_cast<size_t>(first & 0xFF);
+  const double x = (static_cast<double>(first >> 11) + 0.5) * 0x1.0p-53 * kTable.width[box];
+  if (x < kTable.edge[box]) return (first >> 8) & 1 ? -x : x;
+  return NormalBeyondBox(first);
 }
 
-double Stream::Normal() {
-  // the pair's second output is kept for the next call: one logarithm per two draws
-  if (counter_ % 2 == 1 && has_spare_) {
-    has_spare_ = false;
-    ++counter_;
-    return spare_;
-  }
-  const auto [even, odd] = NormalPair(key_, counter_ / 2);
-  const bool second = counter_ % 2 == 1;
-  ++counter_;
-  if (!second) {
-    spare_ = odd;
-    has_spare_ = true;
-    return even;
-  }
-  return odd;
-}
-
-bool SampleClock::Due(double time) {
+bool SampleClock::DueSlow(double time) {
   // time set back (a state restored without mj_resetData): start again from there
-  if (started_ && time + 1e-9 * period_ < last_) Reset();
+  if (started_ && time + tolerance_ < last_) Reset();
   if (!started_) {
     started_ = true;
     start_ = time;
@@ -63,9 +101,13 @@ bool SampleClock::Due(double time) {
   }
   // instants k period after the start; a relative tolerance absorbs the rounding of time
   const double instant = start_ + static_cast<double>(next_) * period_;
-  if (time + 1e-9 * period_ < instant) return false;
+  if (time + tolerance_ < instant) {
+    next_instant_ = instant;
+    return false;
+  }
   // the next instant after `time` (a step longer than the period skips instants)
   next_ = static_cast<uint64_t>(std::floor((time - start_) / period_ + 1e-9)) + 1;
+  next_instant_ = start_ + static_cast<double>(next_) * period_;
   last_ = time;
   return true;
 }
@@ -83,8 +125,8 @@ void SampleClock::Push(double time, const Reading& values) {
   ++count_;
 }
 
-const Reading* SampleClock::Deliver(double time) {
-  const double due = time - latency_ + 1e-9 * period_;
+const Reading* SampleClock::DeliverPending(double time) {
+  const double due = time - latency_ + tolerance_;
   while (count_ > 0 && ring_[head_].time <= due) {
     held_ = ring_[head_].values;
     has_held_ = true;

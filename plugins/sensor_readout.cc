@@ -112,4 +112,18 @@ std::optional<SensorCalls> NereidSensorCalls(const mjModel* m) {
   return calls;
 }
 
+int PluginsBeforeTrailingSensors(const mjModel* m, const SensorCalls& calls) {
+  std::vector<bool> sensor(static_cast<size_t>(m->nplugin), false);
+  for (const std::vector<SensorCall>& stage : calls) {
+    for (const SensorCall& call : stage) sensor[static_cast<size_t>(call.instance)] = true;
+  }
+  int n = static_cast<int>(m->nplugin);
+  while (n > 0 && sensor[static_cast<size_t>(n - 1)]) {
+    const mjpPlugin* plugin = mjp_getPluginAtSlot(m->plugin[n - 1]);
+    if (!plugin || plugin->capabilityflags != mjPLUGIN_SENSOR || plugin->advance || plugin->actuator_act_dot) break;
+    --n;
+  }
+  return n;
+}
+
 }  // namespace nereid

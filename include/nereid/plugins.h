@@ -71,6 +71,12 @@ struct SensorCall {
 // stage, which no Nereid sensor reads (SensorsSkipRnePost).
 using SensorCalls = std::array<std::vector<SensorCall>, 3>;
 std::optional<SensorCalls> NereidSensorCalls(const mjModel* m);
+// The number of plugin instances before the model's trailing run of the instances in
+// `calls` (m->nplugin when the last instance is not one of them). Those trailing sensor
+// instances have nothing to do in MuJoCo's actuator, passive and advance loops (a Nereid
+// sensor plugin has only the sensor capability and no advance), so an engine that
+// computes them itself may leave them out of those loops (docs/sensors.md "Cost").
+int PluginsBeforeTrailingSensors(const mjModel* m, const SensorCalls& calls);
 
 // What a hydrodynamics instance does with its added mass when the mjData was not made by
 // Nereid's engine (plain mj_step, Python `mujoco`), where nothing puts M_A into d->M.

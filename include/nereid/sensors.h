@@ -38,35 +38,32 @@ constexpr uint64_t StreamKey(uint64_t seed, uint64_t stream) { return Mix(seed ^
 inline double UniformFromKey(uint64_t key, uint64_t k) {
   return (static_cast<double>(Mix(key + k) >> 11) + 0.5) * 0x1.0p-53;
 }
-// Uniform in (0, 1), and a standard normal (Box-Muller on two uniforms), for draw k.
+// Uniform in (0, 1), and a standard normal, for draw k.
 inline double Uniform(uint64_t seed, uint64_t stream, uint64_t k) {
   return UniformFromKey(StreamKey(seed, stream), k);
 }
-double Normal(uint64_t seed, uint64_t stream, uint64_t k);
+// A standard normal from draw k of the stream with key `key`: the ziggurat (Marsaglia and
+// Tsang 2000, 256 boxes) on Mix(key + k), whose bits give the box, the sign and the
+// abscissa; the rare draws that fall in a box's wedge or in the tail beyond r = 3.654 take
+// further words Mix(Mix(key + k) + j), j = 1, 2, ... (physics/sensors.cc).
+double NormalFromKey(uint64_t key, uint64_t k);
+inline double Normal(uint64_t seed, uint64_t stream, uint64_t k) { return NormalFromKey(StreamKey(seed, stream), k); }
 
 // A stream with a counter: each call takes the next draw. Its keys are computed once, so a
-// draw costs one Mix per uniform.
+// draw costs one Mix (and, about once in a hundred normals, a few more).
 class Stream {
  public:
   Stream() : Stream(0, 0) {}
   Stream(uint64_t seed, uint64_t stream) : key_(StreamKey(seed, stream)), uniform_key_(StreamKey(seed, ~stream)) {}
-  // the same value as sensors::Normal(seed, stream, counter), computed once per pair
-  double Normal();
-  double Uniform() {
-    has_spare_ = false;
-    // a stream of its own, so that it never reuses a normal draw's uniforms
-    return UniformFromKey(uniform_key_, counter_++);
-  }
-  void Restart() {
-    counter_ = 0;
-    has_spare_ = false;
-  }
+  // the same value as sensors::Normal(seed, stream, counter)
+  double Normal() { return NormalFromKey(key_, counter_++); }
+  // a stream of its own, so that it never reuses a normal draw's words
+  double Uniform() { return UniformFromKey(uniform_key_, counter_++); }
+  void Restart() { counter_ = 0; }
   uint64_t counter() const { return counter_; }
 
  private:
   uint64_t key_ = 0, uniform_key_ = 0, counter_ = 0;  // StreamKey(seed, stream), of ~stream
-  double spare_ = 0;
-  bool has_spare_ = false;
 };
 
 // ---- sampling clock --------------------------------------------------------------------
@@ -84,10 +81,19 @@ using Reading = std::array<double, kMaxReading>;
 class SampleClock {
  public:
   SampleClock() = default;
-  SampleClock(double rate, double latency) : period_(1.0 / rate), latency_(latency) {}
-  bool Due(double time);
+  SampleClock(double rate, double latency)
+      : period_(1.0 / rate), latency_(latency), tolerance_(1e-9 * period_) {}
+  // (inline: the common calls, between sample instants and with nothing pending, decide
+  // from a few comparisons; DueSlow and DeliverPending do the rest)
+  bool Due(double time) {
+    if (started_ && !(time + tolerance_ < last_) && time + tolerance_ < next_instant_) return false;
+    return DueSlow(time);
+  }
   void Push(double time, const Reading& values);
-  const Reading* Deliver(double time);
+  const Reading* Deliver(double time) {
+    if (count_ > 0 && ring_[head_].time <= time - latency_ + tolerance_) return DeliverPending(time);
+    return has_held_ ? &held_ : nullptr;
+  }
   void Reset() {
     started_ = false;
     next_ = 0;
@@ -102,10 +108,14 @@ class SampleClock {
     double time = 0;
     Reading values{};
   };
+  bool DueSlow(double time);
+  const Reading* DeliverPending(double time);
   double period_ = 0, latency_ = 0;
+  double tolerance_ = 0;  // 1e-9 period: absorbs the rounding of time
   bool started_ = false;
   double start_ = 0, last_ = 0;  // the first and the latest sample's times
   uint64_t next_ = 0;             // index of the next sample instant
+  double next_instant_ = 0;       // its time, start_ + next_ period_
   std::vector<Sample> ring_;      // pending samples: count_ of them from head_, in time order
   size_t head_ = 0, count_ = 0;
   Reading held_{};

@@ -58,11 +58,13 @@ std::array<double, 6> Imu::biases() const {
 
 void Imu::Compute(const mjModel* m, mjData* d, int) noexcept {
   Step(d, [&] {
-    mjtNum acc[6], vel[6];
+    mjtNum acc[6], vel[3];
     // as MuJoCo's accelerometer and gyro (site frame, gravity included), from qacc at this
-    // instant only: MuJoCo's cacc (mj_rnePostConstraint) is not needed (docs/sensors.md "Cost")
+    // instant only: MuJoCo's cacc (mj_rnePostConstraint) is not needed (docs/sensors.md "Cost");
+    // the rate is the body's angular velocity (cvel's, world axes) in the site's axes, the
+    // angular part of mj_objectVelocity's result
     SiteAcceleration(m, d, site_, true, acc);
-    mj_objectVelocity(m, d, mjOBJ_SITE, site_, vel, 1);
+    mju_mulMatTVec3(vel, d->site_xmat + 9 * site_, d->cvel + 6 * m->site_bodyid[site_]);
     sensors::Reading y{};
     const double T = period();
     for (int i = 0; i < 3; ++i) y[i] = axes_[i].Sample(accel_, T, acc[3 + i], &stream_);

@@ -111,9 +111,9 @@ TEST_SUITE("sensor_math") {
     CHECK(sensors::Normal(7, 3, 11) != sensors::Normal(7, 4, 11));
     CHECK(sensors::Normal(7, 3, 11) != sensors::Normal(8, 3, 11));
     CHECK(sensors::StreamId("dvl") != sensors::StreamId("imu"));
-    // a Stream's draws are the pure function's, the pairs' second outputs included
-    sensors::Stream pairs(7, 3);
-    for (uint64_t k = 0; k < 9; ++k) CHECK(pairs.Normal() == sensors::Normal(7, 3, k));
+    // a Stream's draws are the pure function's
+    sensors::Stream stream(7, 3);
+    for (uint64_t k = 0; k < 9; ++k) CHECK(stream.Normal() == sensors::Normal(7, 3, k));
     // 200000 draws: the mean's standard error is 0.0022, the std's 0.0016; 0.01 is > 4 of them
     sensors::Stream s(1, sensors::StreamId("test"));
     std::vector<double> x(200000);
@@ -122,6 +122,36 @@ TEST_SUITE("sensor_math") {
     mean /= static_cast<double>(x.size());
     CHECK(std::abs(mean) < 0.01);
     CHECK(Std(x) == doctest::Approx(1.0).epsilon(0.01));
+  }
+
+  TEST_CASE("the ziggurat's normal draws follow the normal distribution, tails and wedges included") {
+    // 10^7 draws in 0.1-wide bins over [-4.5, 4.5] and the two tails beyond, against the
+    // normal's probabilities: Pearson's chi-square with 91 degrees of freedom has mean 91
+    // and standard deviation 13.5; 160 is 5 of them. Box 0's tail (|z| > r = 3.654,
+    // p = 2.6e-4) and each box's wedge are drawn by their own paths: the tail started at
+    // 3.7 instead of r adds about 170 to the chi-square, and box 0 made 1 % wider sends
+    // 13 % more draws to the tail (about 6.5 of its binomial standard deviations, 51).
+    constexpr int kDraws = 10000000, kBins = 90;
+    constexpr double kLow = -4.5, kWidth = 0.1;
+    std::vector<double> count(kBins + 2, 0.0);
+    int tail = 0;
+    for (int k = 0; k < kDraws; ++k) {
+      const double z = sensors::Normal(3, 5, static_cast<uint64_t>(k));
+      tail += std::abs(z) > 3.6541528853610088;
+      const double bin = std::floor((z - kLow) / kWidth);
+      count[static_cast<size_t>(std::clamp(bin + 1, 0.0, kBins + 1.0))] += 1;
+    }
+    auto cdf = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
+    double chi2 = 0;
+    for (int b = 0; b < kBins + 2; ++b) {
+      const double lo = b == 0 ? -INFINITY : kLow + (b - 1) * kWidth, hi = b == kBins + 1 ? INFINITY : kLow + b * kWidth;
+      const double expected = kDraws * (cdf(hi) - cdf(lo));
+      chi2 += (count[static_cast<size_t>(b)] - expected) * (count[static_cast<size_t>(b)] - expected) / expected;
+    }
+    CAPTURE(chi2);
+    CHECK(chi2 < 160);
+    // the tail's own count: expected 2583 (binomial standard deviation 51)
+    CHECK(std::abs(tail - kDraws * std::erfc(3.6541528853610088 / std::sqrt(2.0))) < 5 * 51);
   }
 
   TEST_CASE("the sample clock holds samples at its rate and delivers them after the latency") {
@@ -378,6 +408,7 @@ TEST_SUITE("sensors") {
     CHECK((*calls)[1].empty());
     CHECK((*calls)[2].size() == 1);  // the IMU
     CHECK_FALSE(NereidSensorCalls(stages->model()).has_value());
+    CHECK(PluginsBeforeTrailingSensors(own->model(), *calls) == 0);  // sensors only
     CHECK(SensorsSkipRnePost(stages->model()));
     SetMotion(own.get());
     SetMotion(stages.get());
@@ -389,6 +420,7 @@ TEST_SUITE("sensors") {
         sim->Step();
       }
       for (const char* name : {"depth", "dvl", "usbl", "imu"}) differing += Reading(*own, name) != Reading(*stages, name);
+      for (long k = 0; k < own->model()->nq; ++k) differing += own->data()->qpos[k] != stages->data()->qpos[k];
     }
     CHECK(differing == 0);
     CHECK(Reading(*stages, "clock")[0] > 1.0);  // MuJoCo's stages ran there
@@ -612,10 +644,23 @@ TEST_SUITE("sensors") {
     for (Simulation* sim : {plain.get(), suite.get()}) {
       for (int i = 0; i < sim->model()->nu; ++i) sim->data()->ctrl[i] = 1500 + 40 * (i % 3);  // PWM, us
     }
+    // the suite's four instances come last: MuJoCo's stages step without them (its stage
+    // model), whose options must follow the model's when a program changes them
+    const std::optional<SensorCalls> calls = NereidSensorCalls(suite->model());
+    REQUIRE(calls.has_value());
+    CHECK(PluginsBeforeTrailingSensors(suite->model(), *calls) == suite->model()->nplugin - 4);
     for (int k = 0; k < 400; ++k) {
+      for (Simulation* sim : {plain.get(), suite.get()}) {
+        mjOption& opt = sim->mutable_model()->opt;
+        if (k == 100) opt.gravity[2] = -9.7, opt.timestep = 0.004;
+        if (k == 200) opt.integrator = mjINT_RK4, opt.density = 1020;
+        if (k == 300) opt.integrator = mjINT_IMPLICITFAST, opt.timestep = 0.005;
+        if (k == 350) opt.integrator = mjINT_EULER, opt.disableflags |= mjDSBL_GRAVITY;
+      }
       plain->Step();
       suite->Step();
     }
+    CHECK(suite->data()->time == doctest::Approx(1.8));  // a 25 Hz sample instant of the Bar30
     const long nq = plain->model()->nq, nv = plain->model()->nv;
     for (long i = 0; i < nq; ++i) CHECK(plain->data()->qpos[i] == suite->data()->qpos[i]);  // bitwise
     for (long i = 0; i < nv; ++i) CHECK(plain->data()->qvel[i] == suite->data()->qvel[i]);
