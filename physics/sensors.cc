@@ -136,15 +136,10 @@ const Reading* SampleClock::DeliverPending(double time) {
   return has_held_ ? &held_ : nullptr;
 }
 
-double Quantise(double x, double resolution) {
-  if (!(resolution > 0)) return x;
-  return resolution * std::round(x / resolution);
-}
-
 double AxisState::Sample(const AxisNoise& n, double period, double truth, Stream* s) {
   // a term that is off draws nothing; √period is kept from the last sample (the same number)
-  if (period != period_) period_ = period, root_period_ = std::sqrt(period);
-  const double white = n.white_density > 0 ? n.white_density / root_period_ * s->Normal() : 0.0;
+  if (period != period_) period_ = period, root_period_ = std::sqrt(period), inverse_root_period_ = 1 / root_period_;
+  const double white = n.white_density > 0 ? n.white_density * inverse_root_period_ * s->Normal() : 0.0;
   const double walk = n.bias_walk > 0 ? n.bias_walk * root_period_ * s->Normal() : 0.0;
   const double y = (1.0 + n.scale_factor) * truth + turn_on_ + bias_ + white;
   bias_ += walk;  // the bias of the next sample

@@ -146,10 +146,18 @@ class AxisState {
 
  private:
   double turn_on_ = 0, bias_ = 0;
-  double period_ = 0, root_period_ = 0;  // the last sample's period and its square root
+  double period_ = 0, root_period_ = 0, inverse_root_period_ = 0;  // the last sample's period, √, 1/√
 };
-// x rounded to the nearest multiple of `resolution` (unchanged when resolution <= 0).
-double Quantise(double x, double resolution);
+// x rounded to the nearest multiple of `resolution` (ties to even; unchanged when
+// resolution <= 0). Inline, without a library call: q + 1.5·2^52 − 1.5·2^52 is q rounded to
+// an integer (IEEE round to nearest, ties to even) for |q| < 2^51.
+inline double Quantise(double x, double resolution) {
+  if (!(resolution > 0)) return x;
+  const double q = x / resolution;
+  constexpr double kShift = 0x1.8p52;
+  const double whole = std::abs(q) < 0x1p51 ? (q + kShift) - kShift : std::nearbyint(q);
+  return resolution * whole;
+}
 
 // ---- pressure --------------------------------------------------------------------------
 // Absolute pressure at depth below the free surface: p_atm + ρ g max(depth, 0), Pa.

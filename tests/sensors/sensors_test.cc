@@ -230,6 +230,11 @@ TEST_SUITE("sensor_math") {
     CHECK(sensors::Quantise(1.26, 0.5) == 1.5);
     CHECK(sensors::Quantise(1.24, 0.5) == 1.0);
     CHECK(sensors::Quantise(1.24, 0) == 1.24);
+    CHECK(sensors::Quantise(-1.26, 0.5) == -1.5);
+    CHECK(sensors::Quantise(0.75, 0.5) == 1.0);   // a tie: to the even multiple (2 x 0.5)
+    CHECK(sensors::Quantise(1.25, 0.5) == 1.0);   // (2 x 0.5, not 3 x 0.5)
+    CHECK(sensors::Quantise(-0.25, 0.5) == 0.0);
+    CHECK(sensors::Quantise(3e15, 1e-3) == 3e15);  // |x / resolution| beyond 2^51
   }
 }
 
