@@ -89,6 +89,12 @@ class SampleClock {
     if (started_ && !(time + tolerance_ < last_) && time + tolerance_ < next_instant_) return false;
     return DueSlow(time);
   }
+  // Neither a sample due nor a pending one to deliver at `time` (after the clock started,
+  // time not set back): the delivered reading is the one of the last call.
+  bool Idle(double time) const {
+    return started_ && !(time + tolerance_ < last_) && time + tolerance_ < next_instant_ &&
+           !(count_ > 0 && ring_[head_].time <= time - latency_ + tolerance_);
+  }
   void Push(double time, const Reading& values);
   const Reading* Deliver(double time) {
     if (count_ > 0 && ring_[head_].time <= time - latency_ + tolerance_) return DeliverPending(time);

@@ -36,9 +36,12 @@ class SensorBase {
   // One pipeline call: takes a sample when one is due (measure() returns it), and writes
   // the delivered reading (zeros before the first) into the sensor's sensordata. measure()
   // returns a sensors::Reading (its first dim entries); nothing is allocated per sample.
+  // Between sample instants with nothing to deliver the call returns at once: sensordata
+  // still holds the delivered reading (MuJoCo never writes a plugin's sensordata; a reset
+  // zeroes it and restarts the clock, so the next call writes again).
   template <class Measure>
   void Step(mjData* d, Measure&& measure) {
-    if (sensor_ < 0) return;
+    if (sensor_ < 0 || clock_.Idle(d->time)) return;
     if (clock_.Due(d->time)) clock_.Push(d->time, measure());
     mjtNum* out = d->sensordata + adr_;
     const sensors::Reading* reading = clock_.Deliver(d->time);

@@ -157,16 +157,24 @@ TEST_SUITE("sensor_math") {
   TEST_CASE("the sample clock holds samples at its rate and delivers them after the latency") {
     sensors::SampleClock clock(10, 0.25);  // every 0.1 s, 0.25 s late
     std::vector<double> taken, delivered;
+    int idle_steps = 0;
     for (int k = 0; k <= 100; ++k) {
       const double t = 0.01 * k;
+      const bool idle = clock.Idle(t);  // (as a sensor asks it, before Due)
       if (clock.Due(t)) {
+        CHECK_FALSE(idle);
         clock.Push(t, {t});
         taken.push_back(t);
       }
       CHECK_FALSE(clock.Due(t));  // a second call at the same time takes no sample
+      const double before = delivered.empty() ? -2 : delivered.back();
       const sensors::Reading* y = clock.Deliver(t);
       delivered.push_back(y ? (*y)[0] : -1);
+      if (idle) CHECK(delivered.back() == before);  // idle: nothing new to deliver
+      idle_steps += idle;
     }
+    // busy at the 11 sample instants and the 8 deliveries at 0.25, 0.35, ..., 0.95
+    CHECK(idle_steps == 101 - 11 - 8);
     REQUIRE(taken.size() == 11);  // 0, 0.1, ..., 1.0
     for (size_t i = 0; i < taken.size(); ++i) CHECK(taken[i] == doctest::Approx(0.1 * static_cast<double>(i)));
     CHECK(delivered[24] == -1);                           // t = 0.24: nothing yet
