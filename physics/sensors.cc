@@ -30,9 +30,14 @@ struct Ziggurat {
   static constexpr int kBoxes = 256;
   static constexpr double kR = 3.6541528853610088;
   static double F(double x) { return std::exp(-0.5 * x * x); }
-  // width[k]: box k's width (box 0's is v / f(r), its tail folded in); edge[k] = x_k+1,
-  // the abscissa below which box k lies under the curve; lower[k], upper[k] = f(x_k), f(x_k+1)
-  std::array<double, kBoxes> width{}, edge{}, lower{}, upper{};
+  // box[k].width: box k's width (box 0's is v / f(r), its tail folded in); box[k].edge =
+  // x_k+1, the abscissa below which box k lies under the curve (side by side: a draw's fast
+  // path reads one cache line); lower[k], upper[k] = f(x_k), f(x_k+1)
+  struct Box {
+    double width = 0, edge = 0;
+  };
+  std::array<Box, kBoxes> box{};
+  std::array<double, kBoxes> lower{}, upper{};
   double v = 0;
   Ziggurat() {
     v = kR * F(kR) + std::sqrt(std::numbers::pi / 2) * std::erfc(kR / std::numbers::sqrt2);
@@ -40,11 +45,9 @@ struct Ziggurat {
     x[1] = kR;
     for (int k = 1; k < kBoxes - 1; ++k) x[k + 1] = std::sqrt(-2.0 * std::log(v / x[k] + F(x[k])));
     x[kBoxes] = 0;
-    width[0] = v / F(kR);
-    edge[0] = kR;
+    box[0] = {v / F(kR), kR};
     for (int k = 1; k < kBoxes; ++k) {
-      width[k] = x[k];
-      edge[k] = x[k + 1];
+      box[static_cast<size_t>(k)] = {x[k], x[k + 1]};
       lower[k] = F(x[k]);
       upper[k] = F(x[k + 1]);
     }
@@ -64,18 +67,18 @@ const Ziggurat kTable;
   for (;;) {
     // low 8 bits: the box; bit 8: the sign; the top 53: the abscissa (disjoint bits, so the
     // box and the abscissa are independent, the remedy of Doornik 2005 for the original)
-    const auto box = static_cast<size_t>(word & 0xFF);
+    const auto k = static_cast<size_t>(word & 0xFF);
     const double sign = (word >> 8) & 1 ? -1.0 : 1.0;
-    const double x = (static_cast<double>(word >> 11) + 0.5) * 0x1.0p-53 * z.width[box];
-    if (x < z.edge[box]) return sign * x;  // inside the box's part under the curve
-    if (box == 0) {  // the tail beyond r (Marsaglia 1964): r + a, a ~ Exp(r) accepted w.p. e^(-a²/2)
+    const double x = (static_cast<double>(word >> 11) + 0.5) * 0x1.0p-53 * z.box[k].width;
+    if (x < z.box[k].edge) return sign * x;  // inside the box's part under the curve
+    if (k == 0) {  // the tail beyond r (Marsaglia 1964): r + a, a ~ Exp(r) accepted w.p. e^(-a²/2)
       for (;;) {
         const double a = -std::log(next_uniform()) / Ziggurat::kR, b = -std::log(next_uniform());
         if (2 * b >= a * a) return sign * (Ziggurat::kR + a);
       }
     }
     // the wedge between the box's edge and its width: under the curve with its probability
-    if (z.lower[box] + next_uniform() * (z.upper[box] - z.lower[box]) < Ziggurat::F(x)) return sign * x;
+    if (z.lower[k] + next_uniform() * (z.upper[k] - z.lower[k]) < Ziggurat::F(x)) return sign * x;
     word = Mix(first + ++j);
   }
 }
@@ -85,9 +88,9 @@ double NormalFromKey(uint64_t key, uint64_t k) {
   // the first word inside its box's part under the curve (about 99 % of draws), as in
   // NormalBeyondBox
   const uint64_t first = Mix(key + k);
-  const auto box = static_cast<size_t>(first & 0xFF);
-  const double x = (static_cast<double>(first >> 11) + 0.5) * 0x1.0p-53 * kTable.width[box];
-  if (x < kTable.edge[box]) return (first >> 8) & 1 ? -x : x;
+  const Ziggurat::Box& box = kTable.box[first & 0xFF];
+  const double x = (static_cast<double>(first >> 11) + 0.5) * 0x1.0p-53 * box.width;
+  if (x < box.edge) return (first >> 8) & 1 ? -x : x;
   return NormalBeyondBox(first);
 }
 

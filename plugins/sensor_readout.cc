@@ -96,7 +96,7 @@ void SeedSensors(const mjModel* m, mjData* d, uint64_t run_seed) {
   }
 }
 
-std::optional<SensorCalls> NereidSensorCalls(const mjModel* m) {
+std::optional<SensorCalls> NereidSensorCalls(const mjModel* m, const mjData* d) {
   for (int i = 0; i < m->nsensor; ++i) {
     if (m->sensor_type[i] != mjSENS_PLUGIN || m->sensor_cutoff[i] > 0) return std::nullopt;
   }
@@ -104,10 +104,14 @@ std::optional<SensorCalls> NereidSensorCalls(const mjModel* m) {
   for (int i = 0; i < m->nplugin; ++i) {
     const mjpPlugin* plugin = mjp_getPluginAtSlot(m->plugin[i]);
     if (!plugin || !(plugin->capabilityflags & mjPLUGIN_SENSOR)) continue;
-    if (!WithSensorType(plugin->name, []<class T>() {}) || !plugin->compute) return std::nullopt;
+    const sensors::SampleClock* clock = nullptr;
+    const bool nereid = WithSensorType(plugin->name, [&]<class T>() {
+      if (const T* object = d ? PluginObject<T>(d, i) : nullptr) clock = &object->clock();
+    });
+    if (!nereid || !plugin->compute) return std::nullopt;
     const int stage = plugin->needstage == mjSTAGE_NONE ? mjSTAGE_POS : plugin->needstage;
     if (stage < mjSTAGE_POS || stage > mjSTAGE_ACC) return std::nullopt;
-    calls[static_cast<size_t>(stage - mjSTAGE_POS)].push_back({i, plugin->compute});
+    calls[static_cast<size_t>(stage - mjSTAGE_POS)].push_back({i, plugin->compute, clock});
   }
   return calls;
 }

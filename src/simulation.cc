@@ -105,7 +105,7 @@ Simulation::Simulation(mjModel* m, mjData* d, std::string source, const Simulati
   }
   current_instance_ = FindCurrentInstance(m_);
   skip_rne_post_ = SensorsSkipRnePost(m_);
-  sensor_calls_ = NereidSensorCalls(m_);
+  sensor_calls_ = NereidSensorCalls(m_, d_);
   stage_m_ = m_;
   if (sensor_calls_ && options_.engine == Engine::kNereid) {
     if (const int n = PluginsBeforeTrailingSensors(m_, *sensor_calls_); n < m_->nplugin && std::getenv("NOVIEW") == nullptr) {
@@ -245,6 +245,7 @@ void Simulation::ComputeSensors(int stage) {
   }
   if (m_->opt.disableflags & mjDSBL_SENSOR) return;  // as mj_sensorPos/Vel/Acc
   for (const SensorCall& call : (*sensor_calls_)[static_cast<size_t>(stage - mjSTAGE_POS)]) {
+    if (call.clock && call.clock->Idle(d_->time)) continue;  // the call would return at once
     if (stage == mjSTAGE_VEL && !d_->flg_subtreevel) mj_subtreeVel(m_, d_);  // MuJoCo's preparation
     call.compute(m_, d_, call.instance, mjPLUGIN_SENSOR);
   }

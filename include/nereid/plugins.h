@@ -27,6 +27,7 @@
 
 #include "nereid/current.h"
 #include "nereid/frames.h"
+#include "nereid/sensors.h"
 #include "nereid/thruster_model.h"
 
 namespace nereid {
@@ -55,10 +56,13 @@ void SeedSensors(const mjModel* m, mjData* d, uint64_t run_seed);
 // before any acceleration-stage sensor plugin, can then be left out (Nereid's engine does;
 // docs/sensors.md "Cost").
 bool SensorsSkipRnePost(const mjModel* m);
-// One sensor plugin instance and its compute function (mjpPlugin::compute).
+// One sensor plugin instance and its compute function (mjpPlugin::compute); with the
+// instance's object in an mjData, its sample clock: while the clock is idle (no sample due,
+// nothing to deliver) the call would return at once, so the engine leaves it out.
 struct SensorCall {
   int instance = -1;
   void (*compute)(const mjModel* m, mjData* d, int instance, int capability_bit) = nullptr;
+  const sensors::SampleClock* clock = nullptr;
 };
 // The sensor plugin instances of each stage (mjSTAGE_POS, VEL, ACC; a plugin of stage
 // mjSTAGE_NONE at POS), in instance order, for an engine that computes them itself rather
@@ -70,7 +74,9 @@ struct SensorCall {
 // or user sensor, no clamping), except mj_rnePostConstraint before the acceleration
 // stage, which no Nereid sensor reads (SensorsSkipRnePost).
 using SensorCalls = std::array<std::vector<SensorCall>, 3>;
-std::optional<SensorCalls> NereidSensorCalls(const mjModel* m);
+// With `d`, each call carries the clock of its instance's object in d (the objects live
+// as long as d: a reset or mj_copyData into d keeps them).
+std::optional<SensorCalls> NereidSensorCalls(const mjModel* m, const mjData* d = nullptr);
 // The number of plugin instances before the model's trailing run of the instances in
 // `calls` (m->nplugin when the last instance is not one of them). Those trailing sensor
 // instances have nothing to do in MuJoCo's actuator, passive and advance loops (a Nereid
