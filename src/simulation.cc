@@ -108,7 +108,7 @@ Simulation::Simulation(mjModel* m, mjData* d, std::string source, const Simulati
   sensor_calls_ = NereidSensorCalls(m_, d_);
   stage_m_ = m_;
   if (sensor_calls_ && options_.engine == Engine::kNereid) {
-    if (const int n = PluginsBeforeTrailingSensors(m_, *sensor_calls_); n < m_->nplugin && std::getenv("NOVIEW") == nullptr) {
+    if (const int n = PluginsBeforeTrailingSensors(m_, *sensor_calls_); n < m_->nplugin) {
       stage_model_ = std::make_unique<mjModel>(*m_);
       stage_model_->nplugin = n;
       stage_m_ = stage_model_.get();
