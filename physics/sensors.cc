@@ -58,39 +58,49 @@ struct Ziggurat {
 // instances, made at run time)
 const Ziggurat kTable;
 
-// The draws the fast path of NormalFromKey did not take: the tail of box 0 or the wedge of
-// another box, then further words; out of line, so that the fast path stays small.
+// What a word proposes: low 8 bits the box, bit 8 the sign, the top 53 the abscissa, scaled
+// to the box's width (disjoint bits, so that box and abscissa are independent: the remedy
+// of Doornik 2005 for the original).
+struct Candidate {
+  size_t box;
+  double x;
+  bool negative;
+  double Signed(double magnitude) const { return negative ? -magnitude : magnitude; }
+};
+Candidate Propose(uint64_t word) {
+  const auto k = static_cast<size_t>(word & 0xFF);
+  return {k, (static_cast<double>(word >> 11) + 0.5) * 0x1.0p-53 * kTable.box[k].width, ((word >> 8) & 1) != 0};
+}
+
+// The first word's candidate beyond its box's part under the curve (NormalFromKey's fast
+// path did not take it): the tail of box 0 or the wedge of another box, then further words
+// Mix(first + j); out of line and from the word alone, so that the fast path stays small.
 [[gnu::noinline]] double NormalBeyondBox(uint64_t first) {
   const Ziggurat& z = kTable;
-  uint64_t word = first, j = 0;
-  auto next_uniform = [&] { return (static_cast<double>(Mix(first + ++j) >> 11) + 0.5) * 0x1.0p-53; };
+  Candidate c = Propose(first);
+  uint64_t j = 0;
   for (;;) {
-    // low 8 bits: the box; bit 8: the sign; the top 53: the abscissa (disjoint bits, so the
-    // box and the abscissa are independent, the remedy of Doornik 2005 for the original)
-    const auto k = static_cast<size_t>(word & 0xFF);
-    const double sign = (word >> 8) & 1 ? -1.0 : 1.0;
-    const double x = (static_cast<double>(word >> 11) + 0.5) * 0x1.0p-53 * z.box[k].width;
-    if (x < z.box[k].edge) return sign * x;  // inside the box's part under the curve
-    if (k == 0) {  // the tail beyond r (Marsaglia 1964): r + a, a ~ Exp(r) accepted w.p. e^(-a²/2)
+    if (c.box == 0) {  // the tail beyond r (Marsaglia 1964): r + a, a ~ Exp(r) accepted w.p. e^(-a²/2)
       for (;;) {
-        const double a = -std::log(next_uniform()) / Ziggurat::kR, b = -std::log(next_uniform());
-        if (2 * b >= a * a) return sign * (Ziggurat::kR + a);
+        const double a = -std::log(UniformFromKey(first, ++j)) / Ziggurat::kR;
+        const double b = -std::log(UniformFromKey(first, ++j));
+        if (2 * b >= a * a) return c.Signed(Ziggurat::kR + a);
       }
     }
     // the wedge between the box's edge and its width: under the curve with its probability
-    if (z.lower[k] + next_uniform() * (z.upper[k] - z.lower[k]) < Ziggurat::F(x)) return sign * x;
-    word = Mix(first + ++j);
+    const double y = z.lower[c.box] + UniformFromKey(first, ++j) * (z.upper[c.box] - z.lower[c.box]);
+    if (y < Ziggurat::F(c.x)) return c.Signed(c.x);
+    c = Propose(Mix(first + ++j));
+    if (c.x < z.box[c.box].edge) return c.Signed(c.x);  // inside the box's part under the curve
   }
 }
 }  // namespace
 
 double NormalFromKey(uint64_t key, uint64_t k) {
-  // the first word inside its box's part under the curve (about 99 % of draws), as in
-  // NormalBeyondBox
+  // the first word's candidate inside its box's part under the curve (about 99 % of draws)
   const uint64_t first = Mix(key + k);
-  const Ziggurat::Box& box = kTable.box[first & 0xFF];
-  const double x = (static_cast<double>(first >> 11) + 0.5) * 0x1.0p-53 * box.width;
-  if (x < box.edge) return (first >> 8) & 1 ? -x : x;
+  const Candidate c = Propose(first);
+  if (c.x < kTable.box[c.box].edge) return c.Signed(c.x);
   return NormalBeyondBox(first);
 }
 

@@ -88,7 +88,7 @@ void Simulation::Advance(const mjtNum* act_dot, const mjtNum* qacc, const mjtNum
   mju_addToScl(d_->qvel, qacc, h, static_cast<int>(m_->nv));
   mj_integratePos(m_, d_->qpos, qvel, h);
   d_->time += h;
-  for (int i = 0; i < stage_m_->nplugin; ++i) {  // trailing Nereid sensors have no advance
+  for (int i = 0; i < StageModel()->nplugin; ++i) {  // trailing Nereid sensors have no advance
     const mjpPlugin* plugin = mjp_getPluginAtSlot(m_->plugin[i]);
     if (plugin && plugin->advance) plugin->advance(m_, d_, i);
   }

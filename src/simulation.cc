@@ -106,12 +106,10 @@ Simulation::Simulation(mjModel* m, mjData* d, std::string source, const Simulati
   current_instance_ = FindCurrentInstance(m_);
   skip_rne_post_ = SensorsSkipRnePost(m_);
   sensor_calls_ = NereidSensorCalls(m_, d_);
-  stage_m_ = m_;
   if (sensor_calls_ && options_.engine == Engine::kNereid) {
     if (const int n = PluginsBeforeTrailingSensors(m_, *sensor_calls_); n < m_->nplugin) {
       stage_model_ = std::make_unique<mjModel>(*m_);
       stage_model_->nplugin = n;
-      stage_m_ = stage_model_.get();
     }
   }
   hydrodynamics_instances_ = FindPluginInstances(m_, kHydrodynamicsPlugin);
@@ -271,7 +269,7 @@ void Simulation::ForwardNereid(bool skip_sensor) {
   // run without MuJoCo's stages, which would look for them among all plugin instances at
   // every stage (docs/sensors.md "Cost")
   const bool own_sensors = !skip_sensor && (skip_rne_post_ || sensor_calls_);
-  mj_forwardSkip(stage_m_, d_, mjSTAGE_POS, skip_sensor || own_sensors);
+  mj_forwardSkip(StageModel(), d_, mjSTAGE_POS, skip_sensor || own_sensors);
   if (own_sensors) {
     ComputeSensors(mjSTAGE_VEL);
     d_->flg_rnepost = 1;  // no sensor here reads cacc or cfrc (SensorsSkipRnePost)
@@ -300,9 +298,9 @@ void Simulation::StepNereid() {
   mj_checkAcc(m_, d_);
   if (m_->opt.enableflags & mjENBL_FWDINV) mj_compareFwdInv(m_, d_);
   switch (m_->opt.integrator) {  // read at every step (CheckOptions has checked it)
-    case mjINT_EULER: mj_Euler(stage_m_, d_); break;
+    case mjINT_EULER: mj_Euler(StageModel(), d_); break;
     case mjINT_RK4: RungeKutta4(); break;
-    default: mj_implicit(stage_m_, d_); break;  // implicit or implicitfast
+    default: mj_implicit(StageModel(), d_); break;  // implicit or implicitfast
   }
   if (UkEnabled()) uk_->Project(m_, d_);  // UK post-step projection (UKOptions::project)
 }

@@ -7,7 +7,6 @@
 #include <string_view>
 
 #include "acoustic/acoustic.h"
-#include "common/config_reader.h"
 #include "common/plugin_base.h"
 #include "dvl/dvl.h"
 #include "marker/marker.h"
@@ -34,6 +33,17 @@ constexpr int Field(const std::array<const char*, N>& fields, std::string_view f
   return -1;
 }
 
+// Calls f(sensor, reading, instance) for each instance of the sensor plugin T whose object
+// and sensor element the data has.
+template <class T, class F>
+void ForEachSensor(const mjModel* m, const mjData* d, F&& f) {
+  for (int instance : FindPluginInstances(m, T::kName)) {
+    const T* sensor = d->plugin_data[instance] ? PluginObject<T>(d, instance) : nullptr;
+    const mjtNum* y = Reading(m, d, instance);
+    if (sensor && y && sensor->site() >= 0) f(*sensor, y, instance);
+  }
+}
+
 mjvGeom* Next(mjvScene* scn) { return scn->ngeom < scn->maxgeom ? scn->geoms + scn->ngeom++ : nullptr; }
 
 void Flat(mjvGeom* g) {
@@ -45,30 +55,25 @@ void Flat(mjvGeom* g) {
 
 std::vector<DvlDrawing> DvlDrawings(const mjModel* m, const mjData* d) {
   std::vector<DvlDrawing> out;
-  for (int instance : FindPluginInstances(m, kDvlPlugin)) {
-    const Dvl* dvl = d->plugin_data[instance] ? PluginObject<Dvl>(d, instance) : nullptr;
-    const mjtNum* y = Reading(m, d, instance);
-    if (!dvl || !y || dvl->site() < 0) continue;
+  ForEachSensor<Dvl>(m, d, [&](const Dvl& dvl, const mjtNum* y, int instance) {
     constexpr int kStatus = Field(Dvl::kFields, "status"), kRange0 = Field(Dvl::kFields, "range0");
     static_assert(kStatus >= 0 && kRange0 >= 0);
-    // the configuration the plugin was made with (it validated it then)
-    const double max_altitude = ConfigReader(m, instance, kDvlPlugin).Number(dvl_keys::kMaxAltitude);
     DvlDrawing drawing;
     drawing.name = PluginInstanceName(m, instance);
     drawing.status = static_cast<int>(y[kStatus]);
-    const Vec3 p = SitePosition(d, dvl->site());
-    const Mat3 R = SiteRotation(d, dvl->site());
-    const std::vector<Vec3>& beams = dvl->beams();  // unit, site frame, at beam_angle from +z
+    const Vec3 p = SitePosition(d, dvl.site());
+    const Mat3 R = SiteRotation(d, dvl.site());
+    const std::vector<Vec3>& beams = dvl.beams();  // unit, site frame, at beam_angle from +z
     for (size_t i = 0; i < beams.size(); ++i) {
       const double range = y[kRange0 + i];
       DvlBeamSegment beam;
       beam.from = p;
       beam.hit = range >= 0;
-      beam.to = p + (beam.hit ? range : max_altitude / beams[i].z()) * (R * beams[i]);
+      beam.to = p + (beam.hit ? range : dvl.max_altitude() / beams[i].z()) * (R * beams[i]);
       drawing.beams.push_back(beam);
     }
     out.push_back(std::move(drawing));
-  }
+  });
   return out;
 }
 
@@ -85,41 +90,33 @@ float FixOpacity(double age, double period) {
 
 std::vector<AcousticFixDrawing> AcousticFixDrawings(const mjModel* m, const mjData* d) {
   std::vector<AcousticFixDrawing> out;
-  for (int instance : FindPluginInstances(m, kAcousticPlugin)) {
-    const Acoustic* acoustic = d->plugin_data[instance] ? PluginObject<Acoustic>(d, instance) : nullptr;
-    const mjtNum* y = Reading(m, d, instance);
-    if (!acoustic || !y) continue;
+  ForEachSensor<Acoustic>(m, d, [&](const Acoustic& acoustic, const mjtNum* y, int instance) {
     constexpr int kX = Field(Acoustic::kFields, "x"), kValid = Field(Acoustic::kFields, "valid");
     static_assert(kX >= 0 && kValid >= 0);
     AcousticFixDrawing fix;
     fix.name = PluginInstanceName(m, instance);
     fix.valid = y[kValid] > 0.5;
     fix.fix = Vec3(y[kX], y[kX + 1], y[kX + 2]);
-    fix.period = acoustic->period();
-    const double latency = ConfigReader(m, instance, kAcousticPlugin).Number(sensor_keys::kLatency);
-    fix.age = ReadingAge(d->time, fix.period, latency);
+    fix.period = acoustic.period();
+    fix.age = ReadingAge(d->time, fix.period, acoustic.latency());
     out.push_back(std::move(fix));
-  }
+  });
   return out;
 }
 
 std::vector<MarkerDrawing> MarkerDrawings(const mjModel* m, const mjData* d) {
   std::vector<MarkerDrawing> out;
-  for (int instance : FindPluginInstances(m, kMarkerPlugin)) {
-    const Marker* marker = d->plugin_data[instance] ? PluginObject<Marker>(d, instance) : nullptr;
-    const mjtNum* y = Reading(m, d, instance);
-    if (!marker || !y || marker->site() < 0) continue;
+  ForEachSensor<Marker>(m, d, [&](const Marker& marker, const mjtNum* y, int instance) {
     constexpr int kX = Field(Marker::kFields, "x"), kValid = Field(Marker::kFields, "valid");
     static_assert(kX >= 0 && kValid >= 0);
     MarkerDrawing drawing;
     drawing.name = PluginInstanceName(m, instance);
     drawing.valid = y[kValid] > 0.5;
-    drawing.camera = SitePosition(d, marker->site());
-    drawing.seen = drawing.camera + SiteRotation(d, marker->site()) * Vec3(y[kX], y[kX + 1], y[kX + 2]);
-    const double latency = ConfigReader(m, instance, kMarkerPlugin).Number(sensor_keys::kLatency);
-    drawing.age = ReadingAge(d->time, marker->period(), latency);
+    drawing.camera = SitePosition(d, marker.site());
+    drawing.seen = drawing.camera + SiteRotation(d, marker.site()) * Vec3(y[kX], y[kX + 1], y[kX + 2]);
+    drawing.age = ReadingAge(d->time, marker.period(), marker.latency());
     out.push_back(std::move(drawing));
-  }
+  });
   return out;
 }
 

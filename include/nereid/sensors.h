@@ -85,19 +85,13 @@ class SampleClock {
       : period_(1.0 / rate), latency_(latency), tolerance_(1e-9 * period_) {}
   // (inline: the common calls, between sample instants and with nothing pending, decide
   // from a few comparisons; DueSlow and DeliverPending do the rest)
-  bool Due(double time) {
-    if (started_ && !(time + tolerance_ < last_) && time + tolerance_ < next_instant_) return false;
-    return DueSlow(time);
-  }
+  bool Due(double time) { return !BeforeNextInstant(time) && DueSlow(time); }
   // Neither a sample due nor a pending one to deliver at `time` (after the clock started,
   // time not set back): the delivered reading is the one of the last call.
-  bool Idle(double time) const {
-    return started_ && !(time + tolerance_ < last_) && time + tolerance_ < next_instant_ &&
-           !(count_ > 0 && ring_[head_].time <= time - latency_ + tolerance_);
-  }
+  bool Idle(double time) const { return BeforeNextInstant(time) && !Pending(time); }
   void Push(double time, const Reading& values);
   const Reading* Deliver(double time) {
-    if (count_ > 0 && ring_[head_].time <= time - latency_ + tolerance_) return DeliverPending(time);
+    if (Pending(time)) return DeliverPending(time);
     return has_held_ ? &held_ : nullptr;
   }
   void Reset() {
@@ -108,12 +102,19 @@ class SampleClock {
     has_held_ = false;
   }
   double period() const { return period_; }
+  double latency() const { return latency_; }
 
  private:
   struct Sample {
     double time = 0;
     Reading values{};
   };
+  // running, time not set back, and the next sample instant not reached
+  bool BeforeNextInstant(double time) const {
+    return started_ && !(time + tolerance_ < last_) && time + tolerance_ < next_instant_;
+  }
+  // the oldest pending sample is due for delivery
+  bool Pending(double time) const { return count_ > 0 && ring_[head_].time <= time - latency_ + tolerance_; }
   bool DueSlow(double time);
   const Reading* DeliverPending(double time);
   double period_ = 0, latency_ = 0;

@@ -219,7 +219,7 @@ class Simulation final {
   std::optional<SensorCalls> sensor_calls_;
   // one sensor stage (mjSTAGE_POS, VEL, ACC): sensor_calls_'s, else mj_sensorPos/Vel/Acc
   void ComputeSensors(int stage);
-  // The model MuJoCo's stages step with: m_, or, when the model's last plugin instances
+  // The model MuJoCo's stages step with (StageModel()): m_, or, when the model's last plugin instances
   // are Nereid sensors that sensor_calls_ computes, stage_model_: a shallow copy of *m_
   // (the same arrays) whose nplugin leaves them out of the actuator, passive and advance
   // loops that would walk them at every step (PluginsBeforeTrailingSensors; docs/sensors.md
@@ -227,7 +227,7 @@ class Simulation final {
   // (SyncStageModel), so that changes to the model's options are honoured; sizes and
   // array pointers never change after compiling.
   std::unique_ptr<mjModel> stage_model_;
-  const mjModel* stage_m_ = nullptr;
+  const mjModel* StageModel() const { return stage_model_ ? stage_model_.get() : m_; }
   void SyncStageModel() {
     if (stage_model_) stage_model_->opt = m_->opt, stage_model_->stat = m_->stat;
   }

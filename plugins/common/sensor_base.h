@@ -57,6 +57,7 @@ class SensorBase {
   int site() const { return site_; }
   bool exact() const { return exact_; }
   double period() const { return clock_.period(); }
+  double latency() const { return clock_.latency(); }
   const sensors::SampleClock& clock() const { return clock_; }
   const std::string& name() const { return name_; }
 

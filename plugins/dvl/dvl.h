@@ -61,6 +61,7 @@ class Dvl final : public SensorBase {
   void Reset() noexcept { ResetBase(); }
 
   const std::vector<Vec3>& beams() const { return beams_; }  // site frame
+  double max_altitude() const { return max_altitude_; }       // m
 
  private:
   sensors::Reading Measure(const mjModel* m, mjData* d);
