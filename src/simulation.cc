@@ -19,6 +19,10 @@
 #include "nereid/tether.h"
 #include "uk/constraint_set.h"
 
+// libmujoco 3.14 (engine_derivative.h): builds the implicit effective metric M + K of the
+// step, or with active == 0 marks it inactive; mj_fwdPosition ends with it
+extern "C" void mjd_effBuild(const mjModel* m, mjData* d, int active, int flg_factor);
+
 namespace nereid {
 namespace {
 
@@ -249,13 +253,41 @@ void Simulation::ComputeSensors(int stage) {
   }
 }
 
-void Simulation::ForwardNereid(bool skip_sensor) {
-  mj_fwdPosition(m_, d_);
-  if (!added_mass_.empty()) {
+void Simulation::PositionStage() {
+  if (added_mass_.empty()) {
+    mj_fwdPosition(m_, d_);
+    return;
+  }
+  if (m_->opt.enableflags & mjENBL_SLEEP) {
+    // waking bodies is internal to MuJoCo's position stage: run it whole, then enter the
+    // added mass, factorise and project again
+    mj_fwdPosition(m_, d_);
     AddInertia();
     mj_factorM(m_, d_);
     mj_projectConstraint(m_, d_);
+    return;
   }
+  // mj_fwdPosition of MuJoCo 3.14 (engine_forward.c) step by step, without its profiling
+  // timers, and without its wake-up calls, which do nothing while sleeping is disabled.
+  // The projection and the factor are then made once, from M + M_A; the result equals
+  // the sequence above bit for bit (tests/engine/step_equivalence_test.cc).
+  d_->flg_energypos = 0;
+  mj_fwdKinematics(m_, d_);
+  mj_makeM(m_, d_);
+  AddInertia();
+  mj_factorM(m_, d_);
+  mj_collision(m_, d_);
+  mj_makeConstraint(m_, d_);
+  mj_island(m_, d_);
+  mj_projectConstraint(m_, d_);
+  mj_transmission(m_, d_);
+  // exported by libmujoco but declared in no public header; inactive for every integrator
+  // Nereid's engine accepts (CheckOptions), it then only clears the effective-metric sizes
+  mjd_effBuild(m_, d_, m_->opt.integrator == mjINT_DISCRETE, 1);
+}
+
+void Simulation::ForwardNereid(bool skip_sensor) {
+  PositionStage();
   if (!skip_sensor) ComputeSensors(mjSTAGE_POS);
   if (m_->opt.enableflags & mjENBL_ENERGY) {  // as mj_forward's position stage
     mj_energyPos(m_, d_);

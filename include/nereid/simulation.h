@@ -1,7 +1,7 @@
 // Copyright Nereid authors.
 // nereid::Simulation: an MJCF model stepped with Nereid's pipeline (docs/design.md, "One step"):
-//   mj_fwdPosition -> add J^T M_A J of every nereid.hydrodynamics body into d->M ->
-//   re-factorise, re-project constraints -> velocity stage with the passive plugins
+//   MuJoCo's position stage with J^T M_A J of every nereid.hydrodynamics body added into
+//   d->M before its one factorisation -> velocity stage with the passive plugins
 //   (damping, C_A, restoring, current) -> actuation -> acceleration -> constraints ->
 //   integrate (semi-implicit Euler, RK4 with added mass in every stage, or implicitfast).
 // With no added mass in the model a step is MuJoCo's own step to machine precision.
@@ -177,6 +177,8 @@ class Simulation final {
   void AddInertia();
   // added_mass_[k].added_mass <- the sum of its sources (the hydrodynamics objects own M_A)
   void ReadAddedMass();
+  // MuJoCo's position stage with the added mass in d->M before its factorisation
+  void PositionStage();
   void ForwardNereid(bool skip_sensor);
   void StepNereid();
   void RungeKutta4();

@@ -1,7 +1,9 @@
 // Copyright Nereid authors.
 // With no marine physics in a model, one Nereid step must equal MuJoCo's own step to
 // machine precision (docs/design.md): this guards every MuJoCo upgrade.
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include <doctest/doctest.h>
 
@@ -81,6 +83,57 @@ const char kEquality[] = R"(
   </equality>
 </mujoco>)";
 
+// added mass on a free body resting on a plane (contacts), on a link of a hinged arm (the
+// Jacobian path) and on a ball held by a connect constraint
+const char kMarineContacts[] = R"(
+<mujoco model='marine_contacts'>
+  <option timestep='0.002'/>
+  <extension>
+    <plugin plugin='nereid.hydrodynamics'>
+      <instance name='box_hydro'>
+        <config key='body' value='box'/>
+        <config key='added_mass' value='2 3 4 0.02 0.03 0.04'/>
+        <config key='linear_damping' value='1 1 1 0.1 0.1 0.1'/>
+        <config key='quadratic_damping' value='2 2 2 0.2 0.2 0.2'/>
+      </instance>
+      <instance name='link_hydro'>
+        <config key='body' value='link'/>
+        <config key='added_mass' value='1 1.5 2 0.01 0.01 0.02'/>
+        <config key='linear_damping' value='0 0 0 0 0 0'/>
+        <config key='quadratic_damping' value='0 0 0 0 0 0'/>
+      </instance>
+      <instance name='ball_hydro'>
+        <config key='body' value='ball'/>
+        <config key='added_mass' value='0.5 0.5 0.5 0 0 0'/>
+        <config key='linear_damping' value='0 0 0 0 0 0'/>
+        <config key='quadratic_damping' value='0 0 0 0 0 0'/>
+      </instance>
+    </plugin>
+  </extension>
+  <worldbody>
+    <geom type='plane' size='5 5 0.1'/>
+    <body name='box' pos='0 0 0.06' euler='3 4 5'>
+      <freejoint/>
+      <geom type='box' size='0.2 0.15 0.05' density='800'/>
+    </body>
+    <body name='arm' pos='1 0 1'>
+      <joint type='hinge' axis='0 1 0'/>
+      <geom type='capsule' fromto='0 0 0 0.4 0 0' size='0.03'/>
+      <body name='link' pos='0.4 0 0'>
+        <joint type='hinge' axis='0 0 1'/>
+        <geom type='box' pos='0.15 0 0' size='0.15 0.05 0.05'/>
+      </body>
+    </body>
+    <body name='ball' pos='-1 0 1.5'>
+      <freejoint/>
+      <geom type='sphere' size='0.07' density='500'/>
+    </body>
+  </worldbody>
+  <equality>
+    <connect body1='ball' body2='world' anchor='0 0 0.2'/>
+  </equality>
+</mujoco>)";
+
 void Excite(mjData* d, const mjModel* m) {
   for (int i = 0; i < m->nv; ++i) d->qvel[i] = 0.3 * std::sin(1.0 + i);
   for (int i = 0; i < m->nu; ++i) d->ctrl[i] = 0.4 + 0.1 * i;
@@ -132,6 +185,49 @@ TEST_CASE("the contact and equality models really exercise contacts and constrai
   auto equality = Simulation::LoadString(kEquality);
   equality->Step();
   CHECK(equality->data()->ne > 0);
+}
+
+TEST_CASE("added mass enters M before MuJoCo's one factorisation: the same as factorising and projecting again") {
+  // Nereid's position stage puts J^T M_A J into d->M between mj_makeM and mj_factorM. The
+  // reference is MuJoCo's whole mj_fwdPosition, then the same M (rigid + added), its
+  // factor and the constraint projection made again: every result must be bit for bit
+  // the same, through contacts and an equality constraint, with each integrator
+  for (Integrator integrator : {Integrator::kEuler, Integrator::kRK4, Integrator::kImplicitFast}) {
+    CAPTURE(ToString(integrator));
+    SimulationOptions options;
+    options.integrator = integrator;
+    auto sim = Simulation::LoadString(kMarineContacts, options);
+    const mjModel* m = sim->model();
+    mjData* d = sim->data();
+    REQUIRE(sim->added_mass_bodies().size() == 3);
+    Excite(d, m);
+    int contacts = 0, checks = 0;
+    for (int k = 0; k < 300; ++k) {
+      sim->Step();
+      if (k % 30 != 29) continue;
+      sim->Forward();
+      const std::vector<mjtNum> M(d->M, d->M + m->nC), qLD(d->qLD, d->qLD + m->nC),
+          qacc(d->qacc, d->qacc + m->nv), efc_force(d->efc_force, d->efc_force + d->nefc);
+      const int nefc = d->nefc;
+      contacts = std::max(contacts, d->ncon);
+      mj_fwdPosition(m, d);  // M without the added mass, factorised and projected
+      REQUIRE(d->nefc == nefc);
+      bool rigid_differs = false;
+      for (int i = 0; i < m->nC; ++i) rigid_differs |= d->M[i] != M[i];
+      CHECK(rigid_differs);  // the added mass is really there
+      std::copy(M.begin(), M.end(), d->M);
+      mj_factorM(m, d);
+      mj_projectConstraint(m, d);
+      mj_forwardSkip(m, d, mjSTAGE_POS, 1);
+      CHECK(test::MaxAbsDiff(d->qLD, qLD.data(), m->nC) == 0);
+      CHECK(test::MaxAbsDiff(d->qacc, qacc.data(), m->nv) == 0);
+      CHECK(test::MaxAbsDiff(d->efc_force, efc_force.data(), nefc) == 0);
+      ++checks;
+    }
+    CHECK(checks == 10);
+    CHECK(contacts > 0);
+    CHECK(d->ne > 0);
+  }
 }
 
 TEST_CASE("engine mujoco is plain mj_step") {
