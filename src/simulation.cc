@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "added_mass.h"
+#include "passive_stage.h"
 #include "nereid/error.h"
 #include "nereid/kinematics.h"
 #include "nereid/plugins.h"
@@ -110,8 +111,10 @@ Simulation::Simulation(mjModel* m, mjData* d, std::string source, const Simulati
   current_instance_ = FindCurrentInstance(m_);
   skip_rne_post_ = SensorsSkipRnePost(m_);
   sensor_calls_ = NereidSensorCalls(m_, d_);
-  if (sensor_calls_ && options_.engine == Engine::kNereid) {
-    if (const int n = PluginsBeforeTrailingSensors(m_, *sensor_calls_); n < m_->nplugin) {
+  if (options_.engine == Engine::kNereid) {
+    const int n = sensor_calls_ ? PluginsBeforeTrailingSensors(m_, *sensor_calls_) : static_cast<int>(m_->nplugin);
+    if (std::vector<PassiveCall> calls; FindPassiveCalls(m_, &calls)) passive_calls_ = std::move(calls);
+    if (n < m_->nplugin || passive_calls_) {
       stage_model_ = std::make_unique<mjModel>(*m_);
       stage_model_->nplugin = n;
     }
@@ -301,7 +304,7 @@ void Simulation::ForwardNereid(bool skip_sensor) {
   // run without MuJoCo's stages, which would look for them among all plugin instances at
   // every stage (docs/sensors.md "Cost")
   const bool own_sensors = !skip_sensor && (skip_rne_post_ || sensor_calls_);
-  mj_forwardSkip(StageModel(), d_, mjSTAGE_POS, skip_sensor || own_sensors);
+  VelocityOnward(skip_sensor || own_sensors);
   if (own_sensors) {
     ComputeSensors(mjSTAGE_VEL);
     d_->flg_rnepost = 1;  // no sensor here reads cacc or cfrc (SensorsSkipRnePost)
@@ -309,6 +312,34 @@ void Simulation::ForwardNereid(bool skip_sensor) {
     d_->flg_rnepost = 0;
   }
   if (UkEnabled()) uk_->Apply(m_, d_);  // UK connections: d->qacc <- constrained acceleration
+}
+
+void Simulation::SyncStageModel() {
+  if (!stage_model_) return;
+  stage_model_->opt = m_->opt;
+  stage_model_->stat = m_->stat;
+  constexpr int kSpringDamper = mjDSBL_SPRING | mjDSBL_DAMPER;
+  own_passive_ = passive_calls_ && (m_->opt.disableflags & kSpringDamper) != kSpringDamper &&
+                 !(m_->opt.enableflags & mjENBL_SLEEP) && MuJoCoPassiveIsZero(m_);
+  if (own_passive_) stage_model_->opt.disableflags |= kSpringDamper;
+}
+
+void Simulation::VelocityOnward(bool skip_sensor) {
+  const mjModel* m = StageModel();
+  if (!own_passive_) {
+    mj_forwardSkip(m, d_, mjSTAGE_POS, skip_sensor);
+    return;
+  }
+  // mj_forwardSkip of MuJoCo 3.14 (engine_forward.c) from its velocity stage on. With
+  // springs and dampers disabled in the stage model, mj_passive only clears the passive
+  // forces; the plugins then add theirs as mj_passive would have, in instance order. What
+  // mj_fwdVelocity computes after mj_passive (constraint references, bias forces, tendon
+  // bias) does not read qfrc_passive, and no passive plugin reads what it computes.
+  mj_fwdVelocity(m, d_);
+  for (const PassiveCall& call : *passive_calls_) call.compute(m, d_, call.instance, mjPLUGIN_PASSIVE);
+  if (!skip_sensor) mj_sensorVel(m, d_);
+  if ((m->opt.enableflags & mjENBL_ENERGY) && !d_->flg_energyvel) mj_energyVel(m, d_);
+  mj_forwardSkip(m, d_, mjSTAGE_VEL, skip_sensor);
 }
 
 void Simulation::Forward() {

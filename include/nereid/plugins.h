@@ -56,6 +56,11 @@ void SeedSensors(const mjModel* m, mjData* d, uint64_t run_seed);
 // before any acceleration-stage sensor plugin, can then be left out (Nereid's engine does;
 // docs/sensors.md "Cost").
 bool SensorsSkipRnePost(const mjModel* m);
+// One passive plugin instance, as mj_passive calls it (src/passive_stage.h).
+struct PassiveCall {
+  int instance = -1;
+  void (*compute)(const mjModel* m, mjData* d, int instance, int capability_bit) = nullptr;
+};
 // One sensor plugin instance and its compute function (mjpPlugin::compute); with the
 // instance's object in an mjData, its sample clock: while the clock is idle (no sample due,
 // nothing to deliver) the call would return at once, so the engine leaves it out.

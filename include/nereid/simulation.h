@@ -221,18 +221,24 @@ class Simulation final {
   std::optional<SensorCalls> sensor_calls_;
   // one sensor stage (mjSTAGE_POS, VEL, ACC): sensor_calls_'s, else mj_sensorPos/Vel/Acc
   void ComputeSensors(int stage);
-  // The model MuJoCo's stages step with (StageModel()): m_, or, when the model's last plugin instances
-  // are Nereid sensors that sensor_calls_ computes, stage_model_: a shallow copy of *m_
-  // (the same arrays) whose nplugin leaves them out of the actuator, passive and advance
-  // loops that would walk them at every step (PluginsBeforeTrailingSensors; docs/sensors.md
-  // "Cost"). Its opt and stat are copied from m_ before every step and forward pass
+  // The model MuJoCo's stages step with (StageModel()): m_ with engine mujoco, else
+  // stage_model_ where the model has passive plugins or its last plugin instances are Nereid
+  // sensors that sensor_calls_ computes: a shallow copy of *m_ (the same arrays) whose
+  // nplugin leaves those sensors out of the actuator, passive and advance loops that would
+  // walk them at every step (PluginsBeforeTrailingSensors; docs/sensors.md "Cost"). Its opt and stat are copied from m_ before every step and forward pass
   // (SyncStageModel), so that changes to the model's options are honoured; sizes and
   // array pointers never change after compiling.
   std::unique_ptr<mjModel> stage_model_;
   const mjModel* StageModel() const { return stage_model_ ? stage_model_.get() : m_; }
-  void SyncStageModel() {
-    if (stage_model_) stage_model_->opt = m_->opt, stage_model_->stat = m_->stat;
-  }
+  // The passive plugin instances (FindPassiveCalls), when Nereid's engine may call them
+  // itself; own_passive_: it does in this step, because MuJoCo's own passive forces are all
+  // zero (MuJoCoPassiveIsZero, checked at every step) and no dof sleeps. The stage model
+  // then has springs and dampers disabled, so mj_passive only clears (src/passive_stage.h).
+  std::optional<std::vector<PassiveCall>> passive_calls_;
+  bool own_passive_ = false;
+  void SyncStageModel();
+  // mj_forwardSkip's velocity stage and what follows, the passive plugins called directly
+  void VelocityOnward(bool skip_sensor);
   std::vector<int> hydrodynamics_instances_;
   double step_start_time_ = 0;  // for divergence messages (MuJoCo resets the time)
   std::vector<mjtNum> rk_buffer_;  // RK4 stage storage, allocated once

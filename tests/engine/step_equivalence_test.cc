@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include "nereid/simulation.h"
+#include "passive_stage.h"
 #include "test_util.h"
 
 namespace nereid {
@@ -228,6 +229,118 @@ TEST_CASE("added mass enters M before MuJoCo's one factorisation: the same as fa
     CHECK(contacts > 0);
     CHECK(d->ne > 0);
   }
+}
+
+void NoPassive(const mjModel*, mjData*) {}
+
+// Steps the Heavy for `steps` with Nereid's engine; `before` may change the model first.
+std::vector<mjtNum> HeavyStates(int steps, Integrator integrator, void (*before)(mjModel*) = nullptr) {
+  SimulationOptions options;
+  options.integrator = integrator;
+  auto sim = Simulation::LoadFile(test::ModelPath("bluerov2_heavy/bluerov2_heavy.xml"), options);
+  if (before) before(sim->mutable_model());
+  Excite(sim->data(), sim->model());
+  std::vector<mjtNum> states;
+  for (int k = 0; k < steps; ++k) {
+    sim->Step();
+    states.insert(states.end(), sim->data()->qvel, sim->data()->qvel + sim->model()->nv);
+    states.insert(states.end(), sim->data()->qfrc_passive, sim->data()->qfrc_passive + sim->model()->nv);
+  }
+  return states;
+}
+
+TEST_CASE("with MuJoCo's passive forces all zero the engine calls the passive plugins itself: the same steps") {
+  // The Heavy has no spring, damper, gravity compensation or fluid: the engine clears the
+  // passive forces through mj_passive with springs and dampers disabled, then calls the
+  // hydrodynamics, buoyancy and current plugins itself. A no-op mjcb_passive makes the
+  // engine leave mj_passive whole, as MuJoCo runs it: every step must be the same bit for bit.
+  for (Integrator integrator : {Integrator::kEuler, Integrator::kRK4, Integrator::kImplicitFast}) {
+    CAPTURE(ToString(integrator));
+    const std::vector<mjtNum> own = HeavyStates(200, integrator);
+    mjcb_passive = &NoPassive;
+    const std::vector<mjtNum> mujoco = HeavyStates(200, integrator);
+    mjcb_passive = nullptr;
+    REQUIRE(own.size() == mujoco.size());
+    CHECK(test::MaxAbsDiff(own.data(), mujoco.data(), static_cast<long>(own.size())) == 0);
+    CHECK(std::abs(own[6]) > 0);  // the plugins' passive force is there
+  }
+}
+
+TEST_CASE("a damping set after loading is honoured at the next step, as MuJoCo's own passive stage does") {
+  // dof damping 2 N s/m in surge, written into the model after loading: the engine must see
+  // it at the next step (MuJoCoPassiveIsZero is checked at every step) and move as the
+  // same model stepped through MuJoCo's whole mj_passive
+  auto damped = [](mjModel* m) { m->dof_damping[0] = 2; };
+  const std::vector<mjtNum> own = HeavyStates(100, Integrator::kEuler, damped);
+  mjcb_passive = &NoPassive;
+  const std::vector<mjtNum> mujoco = HeavyStates(100, Integrator::kEuler, damped);
+  mjcb_passive = nullptr;
+  const std::vector<mjtNum> undamped = HeavyStates(100, Integrator::kEuler);
+  CHECK(test::MaxAbsDiff(own.data(), mujoco.data(), static_cast<long>(own.size())) == 0);
+  CHECK(test::MaxAbsDiff(own.data(), undamped.data(), static_cast<long>(own.size())) > 1e-6);
+}
+
+TEST_CASE("MuJoCoPassiveIsZero: each of MuJoCo's passive terms, set, makes it false") {
+  const char xml[] = R"(
+<mujoco>
+  <worldbody>
+    <body name='a'>
+      <joint name='j' type='hinge'/>
+      <geom type='sphere' size='0.1'/>
+      <site name='s'/>
+      <body name='b' pos='0.3 0 0'>
+        <joint type='slide'/>
+        <geom type='sphere' size='0.1'/>
+        <site name='t'/>
+      </body>
+    </body>
+  </worldbody>
+  <tendon><spatial name='ten'><site site='s'/><site site='t'/></spatial></tendon>
+  <actuator><motor joint='j'/></actuator>
+</mujoco>)";
+  char error[512] = "";
+  mjSpec* spec = mj_parseXMLString(xml, nullptr, error, sizeof(error));
+  REQUIRE(spec);
+  mjModel* m = mj_compile(spec, nullptr);
+  REQUIRE(m);
+  CHECK(MuJoCoPassiveIsZero(m));
+  struct Field { const char* name; mjtNum* value; };
+  const Field fields[] = {
+      {"jnt_stiffness", m->jnt_stiffness + 1}, {"jnt_stiffnesspoly", m->jnt_stiffnesspoly + 1},
+      {"dof_damping", m->dof_damping + 1}, {"dof_dampingpoly", m->dof_dampingpoly + 3},
+      {"tendon_stiffness", m->tendon_stiffness}, {"tendon_stiffnesspoly", m->tendon_stiffnesspoly + 1},
+      {"tendon_damping", m->tendon_damping}, {"tendon_dampingpoly", m->tendon_dampingpoly},
+      {"actuator_damping", m->actuator_damping}, {"actuator_dampingpoly", m->actuator_dampingpoly + 1},
+      {"opt.density", &m->opt.density}, {"opt.viscosity", &m->opt.viscosity}};
+  for (const Field& f : fields) {
+    CAPTURE(f.name);
+    for (const mjtNum value : {1e-300, -2.0, std::nan("")}) {
+      *f.value = value;
+      CHECK_FALSE(MuJoCoPassiveIsZero(m));
+    }
+    *f.value = -0.0;  // a zero, with its sign
+    CHECK(MuJoCoPassiveIsZero(m));
+    *f.value = 0;
+  }
+  mjcb_passive = &NoPassive;
+  CHECK_FALSE(MuJoCoPassiveIsZero(m));
+  mjcb_passive = nullptr;
+  mj_deleteModel(m);
+  // compiled-in terms: gravity compensation, adhesion, a flex
+  for (const char* body : {"<body gravcomp='0.5'><freejoint/><geom size='0.1'/></body>",
+                           "<body><freejoint/><geom size='0.1' adhesion='1'/></body>",
+                           "<flexcomp name='f' type='grid' count='3 3 1' spacing='0.1 0.1 0.1' dim='2'/>"}) {
+    CAPTURE(body);
+    mjSpec* s = mj_parseXMLString((std::string("<mujoco><worldbody>") + body + "</worldbody></mujoco>").c_str(),
+                                  nullptr, error, sizeof(error));
+    REQUIRE_MESSAGE(s, error);
+    mjModel* compiled = mj_compile(s, nullptr);
+    REQUIRE(compiled);
+    CHECK_FALSE(MuJoCoPassiveIsZero(compiled));
+    mj_deleteModel(compiled);
+    mj_deleteSpec(s);
+  }
+  mj_deleteSpec(spec);
 }
 
 TEST_CASE("engine mujoco is plain mj_step") {
