@@ -86,31 +86,20 @@ const char kEquality[] = R"(
 
 // added mass on a free body resting on a plane (contacts), on a link of a hinged arm (the
 // Jacobian path) and on a ball held by a connect constraint
-const char kMarineContacts[] = R"(
+std::string HydroInstance(const std::string& body, const std::string& added_mass,
+                          const std::string& linear = "0 0 0 0 0 0",
+                          const std::string& quadratic = "0 0 0 0 0 0") {
+  return "<instance name='" + body + "_hydro'><config key='body' value='" + body +
+         "'/><config key='added_mass' value='" + added_mass + "'/><config key='linear_damping' value='" +
+         linear + "'/><config key='quadratic_damping' value='" + quadratic + "'/></instance>";
+}
+const std::string kMarineContacts = R"(
 <mujoco model='marine_contacts'>
   <option timestep='0.002'/>
-  <extension>
-    <plugin plugin='nereid.hydrodynamics'>
-      <instance name='box_hydro'>
-        <config key='body' value='box'/>
-        <config key='added_mass' value='2 3 4 0.02 0.03 0.04'/>
-        <config key='linear_damping' value='1 1 1 0.1 0.1 0.1'/>
-        <config key='quadratic_damping' value='2 2 2 0.2 0.2 0.2'/>
-      </instance>
-      <instance name='link_hydro'>
-        <config key='body' value='link'/>
-        <config key='added_mass' value='1 1.5 2 0.01 0.01 0.02'/>
-        <config key='linear_damping' value='0 0 0 0 0 0'/>
-        <config key='quadratic_damping' value='0 0 0 0 0 0'/>
-      </instance>
-      <instance name='ball_hydro'>
-        <config key='body' value='ball'/>
-        <config key='added_mass' value='0.5 0.5 0.5 0 0 0'/>
-        <config key='linear_damping' value='0 0 0 0 0 0'/>
-        <config key='quadratic_damping' value='0 0 0 0 0 0'/>
-      </instance>
-    </plugin>
-  </extension>
+  <extension><plugin plugin='nereid.hydrodynamics'>)" +
+    HydroInstance("box", "2 3 4 0.02 0.03 0.04", "1 1 1 0.1 0.1 0.1", "2 2 2 0.2 0.2 0.2") +
+    HydroInstance("link", "1 1.5 2 0.01 0.01 0.02") + HydroInstance("ball", "0.5 0.5 0.5 0 0 0") + R"(
+  </plugin></extension>
   <worldbody>
     <geom type='plane' size='5 5 0.1'/>
     <body name='box' pos='0 0 0.06' euler='3 4 5'>
