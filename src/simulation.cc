@@ -23,9 +23,14 @@
 // libmujoco 3.14 (engine_derivative.h): builds the implicit effective metric M + K of the
 // step, or with active == 0 marks it inactive; mj_fwdPosition ends with it
 extern "C" void mjd_effBuild(const mjModel* m, mjData* d, int active, int flg_factor);
+// PositionStage and VelocityOnward follow MuJoCo 3.14's own mj_fwdPosition, mj_passive and
+// mj_forwardSkip (and call the internal mjd_effBuild): read them again on an upgrade
+static_assert(mjVERSION_HEADER == 3014000, "PositionStage and VelocityOnward follow MuJoCo 3.14");
 
 namespace nereid {
 namespace {
+
+constexpr int kSpringDamper = mjDSBL_SPRING | mjDSBL_DAMPER;
 
 // MuJoCo's divergence checks, in the order mj_step runs them, and what each checks
 constexpr int kDivergenceChecks[3] = {mjWARN_BADQPOS, mjWARN_BADQVEL, mjWARN_BADQACC};
@@ -318,24 +323,32 @@ void Simulation::SyncStageModel() {
   if (!stage_model_) return;
   stage_model_->opt = m_->opt;
   stage_model_->stat = m_->stat;
-  constexpr int kSpringDamper = mjDSBL_SPRING | mjDSBL_DAMPER;
+  // the scalars mj_setConst recomputes (a user may call it on an attached model)
+  stage_model_->ngravcomp = m_->ngravcomp;
+  stage_model_->flg_gravcomp = m_->flg_gravcomp;
+  stage_model_->flg_surfacevel = m_->flg_surfacevel;
+  stage_model_->flg_adhesion = m_->flg_adhesion;
   own_passive_ = passive_calls_ && (m_->opt.disableflags & kSpringDamper) != kSpringDamper &&
                  !(m_->opt.enableflags & mjENBL_SLEEP) && MuJoCoPassiveIsZero(m_);
-  if (own_passive_) stage_model_->opt.disableflags |= kSpringDamper;
 }
 
 void Simulation::VelocityOnward(bool skip_sensor) {
-  const mjModel* m = StageModel();
   if (!own_passive_) {
-    mj_forwardSkip(m, d_, mjSTAGE_POS, skip_sensor);
+    mj_forwardSkip(StageModel(), d_, mjSTAGE_POS, skip_sensor);
     return;
   }
   // mj_forwardSkip of MuJoCo 3.14 (engine_forward.c) from its velocity stage on. With
-  // springs and dampers disabled in the stage model, mj_passive only clears the passive
-  // forces; the plugins then add theirs as mj_passive would have, in instance order. What
-  // mj_fwdVelocity computes after mj_passive (constraint references, bias forces, tendon
-  // bias) does not read qfrc_passive, and no passive plugin reads what it computes.
+  // springs and dampers disabled around mj_fwdVelocity alone, its mj_passive only clears
+  // the passive forces (everything else, mj_Euler's choice of implicit damping for one,
+  // sees the model's own flags); the plugins then add theirs as mj_passive would have, in
+  // instance order. What mj_fwdVelocity computes after mj_passive (constraint references,
+  // bias forces, tendon bias) does not read qfrc_passive, and no Nereid plugin reads what
+  // it computes. A MuJoCo error inside leaves the flags set until the next SyncStageModel.
+  mjModel* m = stage_model_.get();
+  const int flags = m->opt.disableflags;
+  m->opt.disableflags = flags | kSpringDamper;
   mj_fwdVelocity(m, d_);
+  m->opt.disableflags = flags;
   for (const PassiveCall& call : *passive_calls_) call.compute(m, d_, call.instance, mjPLUGIN_PASSIVE);
   if (!skip_sensor) mj_sensorVel(m, d_);
   if ((m->opt.enableflags & mjENBL_ENERGY) && !d_->flg_energyvel) mj_energyVel(m, d_);

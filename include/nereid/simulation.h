@@ -233,7 +233,8 @@ class Simulation final {
   // The passive plugin instances (FindPassiveCalls), when Nereid's engine may call them
   // itself; own_passive_: it does in this step, because MuJoCo's own passive forces are all
   // zero (MuJoCoPassiveIsZero, checked at every step) and no dof sleeps. The stage model
-  // then has springs and dampers disabled, so mj_passive only clears (src/passive_stage.h).
+  // then has springs and dampers disabled around mj_fwdVelocity, so that its mj_passive
+  // only clears (src/passive_stage.h).
   std::optional<std::vector<PassiveCall>> passive_calls_;
   bool own_passive_ = false;
   void SyncStageModel();

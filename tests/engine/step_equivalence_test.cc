@@ -222,11 +222,27 @@ TEST_CASE("added mass enters M before MuJoCo's one factorisation: the same as fa
 
 void NoPassive(const mjModel*, mjData*) {}
 
-// Steps the Heavy for `steps` with Nereid's engine; `before` may change the model first.
-std::vector<mjtNum> HeavyStates(int steps, Integrator integrator, void (*before)(mjModel*) = nullptr) {
+// While alive, a no-op mjcb_passive: MuJoCoPassiveIsZero is false, so the engine leaves
+// mj_passive whole, as MuJoCo runs it
+struct MuJoCoPassive {
+  MuJoCoPassive() { mjcb_passive = &NoPassive; }
+  ~MuJoCoPassive() { mjcb_passive = nullptr; }
+  MuJoCoPassive(const MuJoCoPassive&) = delete;
+  MuJoCoPassive& operator=(const MuJoCoPassive&) = delete;
+};
+
+// A model file (a path ending in .xml) or MJCF text, loaded with `options`.
+std::unique_ptr<Simulation> Load(const std::string& model, const SimulationOptions& options = {}) {
+  return model.ends_with(".xml") ? Simulation::LoadFile(model, options) : Simulation::LoadString(model, options);
+}
+
+// Steps a model (Load) for `steps` with Nereid's engine (`before` may change the model
+// first); returns qvel and qfrc_passive of every step.
+std::vector<mjtNum> States(const std::string& model, int steps, Integrator integrator,
+                           void (*before)(mjModel*) = nullptr) {
   SimulationOptions options;
   options.integrator = integrator;
-  auto sim = Simulation::LoadFile(test::ModelPath("bluerov2_heavy/bluerov2_heavy.xml"), options);
+  auto sim = Load(model, options);
   if (before) before(sim->mutable_model());
   Excite(sim->data(), sim->model());
   std::vector<mjtNum> states;
@@ -238,21 +254,57 @@ std::vector<mjtNum> HeavyStates(int steps, Integrator integrator, void (*before)
   return states;
 }
 
+std::string HeavyXml() { return test::ModelPath("bluerov2_heavy/bluerov2_heavy.xml"); }
+
+// a vehicle resting on the seabed (contacts) with an arm whose joint actuator brings
+// armature: MuJoCo's Euler then integrates the velocity implicitly (jnt_actuatorid), with
+// zero damping everywhere
+const std::string kArmatureArm = R"(
+<mujoco model='armature_arm'>
+  <option timestep='0.002'/>
+  <extension><plugin plugin='nereid.hydrodynamics'>)" +
+    HydroInstance("base", "2 3 4 0.02 0.03 0.04", "1 1 1 0.1 0.1 0.1", "2 2 2 0.2 0.2 0.2") + R"(
+  </plugin></extension>
+  <worldbody>
+    <geom type='plane' size='5 5 0.1'/>
+    <body name='base' pos='0 0 0.05'>
+      <freejoint/>
+      <geom type='box' size='0.2 0.15 0.05' density='800'/>
+      <body name='arm' pos='0.2 0 0'>
+        <joint name='elbow' type='hinge' axis='0 1 0'/>
+        <geom type='capsule' fromto='0 0 0 0.3 0 0' size='0.02'/>
+      </body>
+    </body>
+  </worldbody>
+  <actuator><position joint='elbow' kp='5' armature='0.01'/></actuator>
+</mujoco>)";
+
 TEST_CASE("with MuJoCo's passive forces all zero the engine calls the passive plugins itself: the same steps") {
-  // The Heavy has no spring, damper, gravity compensation or fluid: the engine clears the
-  // passive forces through mj_passive with springs and dampers disabled, then calls the
-  // hydrodynamics, buoyancy and current plugins itself. A no-op mjcb_passive makes the
-  // engine leave mj_passive whole, as MuJoCo runs it: every step must be the same bit for bit.
-  for (Integrator integrator : {Integrator::kEuler, Integrator::kRK4, Integrator::kImplicitFast}) {
-    CAPTURE(ToString(integrator));
-    const std::vector<mjtNum> own = HeavyStates(200, integrator);
-    mjcb_passive = &NoPassive;
-    const std::vector<mjtNum> mujoco = HeavyStates(200, integrator);
-    mjcb_passive = nullptr;
-    REQUIRE(own.size() == mujoco.size());
-    CHECK(test::MaxAbsDiff(own.data(), mujoco.data(), static_cast<long>(own.size())) == 0);
-    CHECK(std::abs(own[6]) > 0);  // the plugins' passive force is there
+  // The Heavy has no spring, damper, gravity compensation or fluid, and the arm's joint
+  // actuator only armature: the engine clears the passive forces through mj_passive with
+  // springs and dampers disabled, then calls the plugins itself. With MuJoCo's whole
+  // mj_passive instead (MuJoCoPassive), every step must be the same bit for bit; the flags
+  // are disabled for mj_passive alone (the Euler integrator reads them too)
+  for (const std::string& xml : {HeavyXml(), kArmatureArm}) {
+    {
+      auto sim = Load(xml);
+      REQUIRE(MuJoCoPassiveIsZero(sim->model()));  // the engine's own passive stage runs
+    }
+    for (Integrator integrator : {Integrator::kEuler, Integrator::kRK4, Integrator::kImplicitFast}) {
+      CAPTURE(ToString(integrator));
+      const std::vector<mjtNum> own = States(xml, 200, integrator);
+      std::vector<mjtNum> mujoco;
+      {
+        MuJoCoPassive whole;
+        mujoco = States(xml, 200, integrator);
+      }
+      REQUIRE(own.size() == mujoco.size());
+      CHECK(test::MaxAbsDiff(own.data(), mujoco.data(), static_cast<long>(own.size())) == 0);
+      CHECK(std::abs(own[6]) > 0);  // the plugins' passive force is there
+    }
   }
+  auto arm = Simulation::LoadString(kArmatureArm);
+  CHECK(arm->model()->jnt_actuatorid[1] == 0);  // the armature's actuator, which Euler reads
 }
 
 TEST_CASE("a damping set after loading is honoured at the next step, as MuJoCo's own passive stage does") {
@@ -260,11 +312,14 @@ TEST_CASE("a damping set after loading is honoured at the next step, as MuJoCo's
   // it at the next step (MuJoCoPassiveIsZero is checked at every step) and move as the
   // same model stepped through MuJoCo's whole mj_passive
   auto damped = [](mjModel* m) { m->dof_damping[0] = 2; };
-  const std::vector<mjtNum> own = HeavyStates(100, Integrator::kEuler, damped);
-  mjcb_passive = &NoPassive;
-  const std::vector<mjtNum> mujoco = HeavyStates(100, Integrator::kEuler, damped);
-  mjcb_passive = nullptr;
-  const std::vector<mjtNum> undamped = HeavyStates(100, Integrator::kEuler);
+  const std::string heavy = HeavyXml();
+  const std::vector<mjtNum> own = States(heavy, 100, Integrator::kEuler, damped);
+  std::vector<mjtNum> mujoco;
+  {
+    MuJoCoPassive whole;
+    mujoco = States(heavy, 100, Integrator::kEuler, damped);
+  }
+  const std::vector<mjtNum> undamped = States(heavy, 100, Integrator::kEuler);
   CHECK(test::MaxAbsDiff(own.data(), mujoco.data(), static_cast<long>(own.size())) == 0);
   CHECK(test::MaxAbsDiff(own.data(), undamped.data(), static_cast<long>(own.size())) > 1e-6);
 }
@@ -311,9 +366,10 @@ TEST_CASE("MuJoCoPassiveIsZero: each of MuJoCo's passive terms, set, makes it fa
     CHECK(MuJoCoPassiveIsZero(m));
     *f.value = 0;
   }
-  mjcb_passive = &NoPassive;
-  CHECK_FALSE(MuJoCoPassiveIsZero(m));
-  mjcb_passive = nullptr;
+  {
+    MuJoCoPassive whole;
+    CHECK_FALSE(MuJoCoPassiveIsZero(m));
+  }
   mj_deleteModel(m);
   // compiled-in terms: gravity compensation, adhesion, a flex
   for (const char* body : {"<body gravcomp='0.5'><freejoint/><geom size='0.1'/></body>",
