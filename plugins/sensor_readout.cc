@@ -111,7 +111,7 @@ std::optional<SensorCalls> NereidSensorCalls(const mjModel* m, const mjData* d) 
     if (!nereid || !plugin->compute) return std::nullopt;
     const int stage = plugin->needstage == mjSTAGE_NONE ? mjSTAGE_POS : plugin->needstage;
     if (stage < mjSTAGE_POS || stage > mjSTAGE_ACC) return std::nullopt;
-    calls[static_cast<size_t>(stage - mjSTAGE_POS)].push_back({i, plugin->compute, clock});
+    calls[static_cast<size_t>(stage - mjSTAGE_POS)].push_back({{i, plugin->compute}, clock});
   }
   return calls;
 }

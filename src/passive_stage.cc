@@ -18,7 +18,7 @@ std::uint64_t OrBits(const mjtNum* x, mjtSize n) {
 
 }  // namespace
 
-bool FindPassiveCalls(const mjModel* m, std::vector<PassiveCall>* calls) {
+bool FindPassiveCalls(const mjModel* m, std::vector<PluginCall>* calls) {
   calls->clear();
   for (int i = 0; i < m->nplugin; ++i) {
     const mjpPlugin* plugin = mjp_getPluginAtSlot(m->plugin[i]);

@@ -18,7 +18,7 @@ namespace nereid {
 
 // The instances whose plugin has mjPLUGIN_PASSIVE, in instance order (mj_passive's order).
 // False when one of them has no compute function (mj_passive reports that itself).
-bool FindPassiveCalls(const mjModel* m, std::vector<PassiveCall>* calls);
+bool FindPassiveCalls(const mjModel* m, std::vector<PluginCall>* calls);
 
 // True when MuJoCo 3.14's mj_passive (engine_passive.c) would add nothing to qfrc_passive
 // but the plugins' forces for any state of `m`: no mjcb_passive, no flex, no gravity

@@ -117,12 +117,9 @@ Simulation::Simulation(mjModel* m, mjData* d, std::string source, const Simulati
   skip_rne_post_ = SensorsSkipRnePost(m_);
   sensor_calls_ = NereidSensorCalls(m_, d_);
   if (options_.engine == Engine::kNereid) {
-    const int n = sensor_calls_ ? PluginsBeforeTrailingSensors(m_, *sensor_calls_) : static_cast<int>(m_->nplugin);
-    if (std::vector<PassiveCall> calls; FindPassiveCalls(m_, &calls)) passive_calls_ = std::move(calls);
-    if (n < m_->nplugin || passive_calls_) {
-      stage_model_ = std::make_unique<mjModel>(*m_);
-      stage_model_->nplugin = n;
-    }
+    stage_model_ = std::make_unique<mjModel>(*m_);
+    if (sensor_calls_) stage_model_->nplugin = PluginsBeforeTrailingSensors(m_, *sensor_calls_);
+    if (std::vector<PluginCall> calls; FindPassiveCalls(m_, &calls)) passive_calls_ = std::move(calls);
   }
   hydrodynamics_instances_ = FindPluginInstances(m_, kHydrodynamicsPlugin);
   const int nq = static_cast<int>(m_->nq), nv = static_cast<int>(m_->nv),
@@ -180,7 +177,7 @@ std::string Simulation::UnsupportedOption(OptionSource source) const {
   // with springs and dampers both disabled MuJoCo skips mj_passive, and with it every
   // passive plugin: the marine forces would vanish without a word (with either engine:
   // plain mj_step calls the same plugins)
-  if ((o.disableflags & mjDSBL_SPRING) && (o.disableflags & mjDSBL_DAMPER)) {
+  if ((o.disableflags & kSpringDamper) == kSpringDamper) {
     for (const char* plugin : {kHydrodynamicsPlugin, kBuoyancyPlugin, kTetherPlugin}) {
       if (FindPluginInstances(m_, plugin).empty()) continue;
       return where("<option><flag spring=\"disable\" damper=\"disable\">",
@@ -349,7 +346,7 @@ void Simulation::VelocityOnward(bool skip_sensor) {
   m->opt.disableflags = flags | kSpringDamper;
   mj_fwdVelocity(m, d_);
   m->opt.disableflags = flags;
-  for (const PassiveCall& call : *passive_calls_) call.compute(m, d_, call.instance, mjPLUGIN_PASSIVE);
+  for (const PluginCall& call : *passive_calls_) call.compute(m, d_, call.instance, mjPLUGIN_PASSIVE);
   if (!skip_sensor) mj_sensorVel(m, d_);
   if ((m->opt.enableflags & mjENBL_ENERGY) && !d_->flg_energyvel) mj_energyVel(m, d_);
   mj_forwardSkip(m, d_, mjSTAGE_VEL, skip_sensor);

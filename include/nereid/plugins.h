@@ -56,17 +56,16 @@ void SeedSensors(const mjModel* m, mjData* d, uint64_t run_seed);
 // before any acceleration-stage sensor plugin, can then be left out (Nereid's engine does;
 // docs/sensors.md "Cost").
 bool SensorsSkipRnePost(const mjModel* m);
-// One passive plugin instance, as mj_passive calls it (src/passive_stage.h).
-struct PassiveCall {
+// One plugin instance and its compute function (mjpPlugin::compute), for an engine that
+// calls it itself as MuJoCo's stage would (the passive ones: src/passive_stage.h).
+struct PluginCall {
   int instance = -1;
   void (*compute)(const mjModel* m, mjData* d, int instance, int capability_bit) = nullptr;
 };
-// One sensor plugin instance and its compute function (mjpPlugin::compute); with the
-// instance's object in an mjData, its sample clock: while the clock is idle (no sample due,
-// nothing to deliver) the call would return at once, so the engine leaves it out.
-struct SensorCall {
-  int instance = -1;
-  void (*compute)(const mjModel* m, mjData* d, int instance, int capability_bit) = nullptr;
+// A sensor plugin's call; with the instance's object in an mjData, its sample clock: while
+// the clock is idle (no sample due, nothing to deliver) the call would return at once, so
+// the engine leaves it out.
+struct SensorCall : PluginCall {
   const sensors::SampleClock* clock = nullptr;
 };
 // The sensor plugin instances of each stage (mjSTAGE_POS, VEL, ACC; a plugin of stage

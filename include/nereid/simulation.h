@@ -222,12 +222,13 @@ class Simulation final {
   // one sensor stage (mjSTAGE_POS, VEL, ACC): sensor_calls_'s, else mj_sensorPos/Vel/Acc
   void ComputeSensors(int stage);
   // The model MuJoCo's stages step with (StageModel()): m_ with engine mujoco, else
-  // stage_model_ where the model has passive plugins or its last plugin instances are Nereid
-  // sensors that sensor_calls_ computes: a shallow copy of *m_ (the same arrays) whose
-  // nplugin leaves those sensors out of the actuator, passive and advance loops that would
-  // walk them at every step (PluginsBeforeTrailingSensors; docs/sensors.md "Cost"). Its opt and stat are copied from m_ before every step and forward pass
-  // (SyncStageModel), so that changes to the model's options are honoured; sizes and
-  // array pointers never change after compiling.
+  // stage_model_, a shallow copy of *m_ (the same arrays). When the model's last plugin
+  // instances are Nereid sensors that sensor_calls_ computes, its nplugin leaves them out of
+  // the actuator, passive and advance loops that would walk them at every step
+  // (PluginsBeforeTrailingSensors; docs/sensors.md "Cost"). Before every step and forward
+  // pass (SyncStageModel) it takes m_'s opt and stat and the scalars mj_setConst
+  // recomputes, so that changes to the model are honoured; sizes and array pointers never
+  // change after compiling.
   std::unique_ptr<mjModel> stage_model_;
   const mjModel* StageModel() const { return stage_model_ ? stage_model_.get() : m_; }
   // The passive plugin instances (FindPassiveCalls), when Nereid's engine may call them
@@ -235,7 +236,7 @@ class Simulation final {
   // zero (MuJoCoPassiveIsZero, checked at every step) and no dof sleeps. The stage model
   // then has springs and dampers disabled around mj_fwdVelocity, so that its mj_passive
   // only clears (src/passive_stage.h).
-  std::optional<std::vector<PassiveCall>> passive_calls_;
+  std::optional<std::vector<PluginCall>> passive_calls_;
   bool own_passive_ = false;
   void SyncStageModel();
   // mj_forwardSkip's velocity stage and what follows, the passive plugins called directly

@@ -85,7 +85,9 @@ const char kEquality[] = R"(
 </mujoco>)";
 
 // added mass on a free body resting on a plane (contacts), on a link of a hinged arm (the
-// Jacobian path) and on a ball held by a connect constraint
+// Jacobian path) and on a ball held by a connect constraint; the arm's elbow actuator
+// brings armature, so MuJoCo's Euler integrates that joint's velocity implicitly
+// (jnt_actuatorid), with zero damping everywhere
 std::string HydroInstance(const std::string& body, const std::string& added_mass,
                           const std::string& linear = "0 0 0 0 0 0",
                           const std::string& quadratic = "0 0 0 0 0 0") {
@@ -107,7 +109,7 @@ const std::string kMarineContacts = R"(
       <geom type='box' size='0.2 0.15 0.05' density='800'/>
     </body>
     <body name='arm' pos='1 0 1'>
-      <joint type='hinge' axis='0 1 0'/>
+      <joint name='elbow' type='hinge' axis='0 1 0'/>
       <geom type='capsule' fromto='0 0 0 0.4 0 0' size='0.03'/>
       <body name='link' pos='0.4 0 0'>
         <joint type='hinge' axis='0 0 1'/>
@@ -122,6 +124,7 @@ const std::string kMarineContacts = R"(
   <equality>
     <connect body1='ball' body2='world' anchor='0 0 0.2'/>
   </equality>
+  <actuator><position joint='elbow' kp='5' armature='0.01'/></actuator>
 </mujoco>)";
 
 void Excite(mjData* d, const mjModel* m) {
@@ -256,36 +259,13 @@ std::vector<mjtNum> States(const std::string& model, int steps, Integrator integ
 
 std::string HeavyXml() { return test::ModelPath("bluerov2_heavy/bluerov2_heavy.xml"); }
 
-// a vehicle resting on the seabed (contacts) with an arm whose joint actuator brings
-// armature: MuJoCo's Euler then integrates the velocity implicitly (jnt_actuatorid), with
-// zero damping everywhere
-const std::string kArmatureArm = R"(
-<mujoco model='armature_arm'>
-  <option timestep='0.002'/>
-  <extension><plugin plugin='nereid.hydrodynamics'>)" +
-    HydroInstance("base", "2 3 4 0.02 0.03 0.04", "1 1 1 0.1 0.1 0.1", "2 2 2 0.2 0.2 0.2") + R"(
-  </plugin></extension>
-  <worldbody>
-    <geom type='plane' size='5 5 0.1'/>
-    <body name='base' pos='0 0 0.05'>
-      <freejoint/>
-      <geom type='box' size='0.2 0.15 0.05' density='800'/>
-      <body name='arm' pos='0.2 0 0'>
-        <joint name='elbow' type='hinge' axis='0 1 0'/>
-        <geom type='capsule' fromto='0 0 0 0.3 0 0' size='0.02'/>
-      </body>
-    </body>
-  </worldbody>
-  <actuator><position joint='elbow' kp='5' armature='0.01'/></actuator>
-</mujoco>)";
-
 TEST_CASE("with MuJoCo's passive forces all zero the engine calls the passive plugins itself: the same steps") {
-  // The Heavy has no spring, damper, gravity compensation or fluid, and the arm's joint
-  // actuator only armature: the engine clears the passive forces through mj_passive with
+  // The Heavy and the contact model have no spring, damper, gravity compensation or fluid,
+  // and the contact model's elbow actuator only armature: the engine clears the passive forces through mj_passive with
   // springs and dampers disabled, then calls the plugins itself. With MuJoCo's whole
   // mj_passive instead (MuJoCoPassive), every step must be the same bit for bit; the flags
   // are disabled for mj_passive alone (the Euler integrator reads them too)
-  for (const std::string& xml : {HeavyXml(), kArmatureArm}) {
+  for (const std::string& xml : {HeavyXml(), kMarineContacts}) {
     {
       auto sim = Load(xml);
       REQUIRE(MuJoCoPassiveIsZero(sim->model()));  // the engine's own passive stage runs
@@ -303,8 +283,8 @@ TEST_CASE("with MuJoCo's passive forces all zero the engine calls the passive pl
       CHECK(std::abs(own[6]) > 0);  // the plugins' passive force is there
     }
   }
-  auto arm = Simulation::LoadString(kArmatureArm);
-  CHECK(arm->model()->jnt_actuatorid[1] == 0);  // the armature's actuator, which Euler reads
+  auto arm = Simulation::LoadString(kMarineContacts);
+  CHECK(arm->model()->jnt_actuatorid[1] == 0);  // the elbow's actuator, which Euler reads
 }
 
 TEST_CASE("a damping set after loading is honoured at the next step, as MuJoCo's own passive stage does") {
