@@ -22,7 +22,8 @@ Kinds (ids "N" for the first three, case N having kind N mod 3; "xml-N", "cli-N"
   scenario   `nereid run` of a mutated scenario (other types, hostile numbers, deep
              nesting, MB-sized arrays, documents that are not objects, a bad model path).
   structure  `nereid run` of a model with elements or attributes deleted, duplicated or
-             given bad values, truncated or byte-flipped, bad <option>s, <include>s, ...
+             given bad values, truncated or byte-flipped, bad <option>s, <include>s,
+             MuJoCo's own passive terms (joint damping, stiffness, armature, gravcomp), ...
   xml        `nereid run` or `nereid info` of a model with character references and
              entities written raw into attributes: &#37; &#x25; &#X25; &#0037; (what the
              XML parser decodes to '%'), other numeric references (&#0;, &#xD800;, huge),
@@ -374,8 +375,8 @@ def structure_et(rng, root, model_path):
     """One mutation of a parsed model; returns a description (root changed in place)."""
     pairs = [(parent, child) for parent in root.iter() for child in list(parent)]
     op = rng.choices(["delete", "duplicate", "del_attr", "set_attr", "memory", "timestep", "option",
-                      "keyframe", "inertial", "nest", "include", "no_extension"],
-                     [14, 10, 10, 14, 8, 8, 10, 6, 6, 4, 4, 2])[0]
+                      "keyframe", "inertial", "nest", "include", "no_extension", "passive"],
+                     [14, 10, 10, 14, 8, 8, 10, 6, 6, 4, 4, 2, 6])[0]
     if op == "delete" and pairs:
         parent, child = rng.choice(pairs)
         parent.remove(child)
@@ -414,7 +415,8 @@ def structure_et(rng, root, model_path):
         option = ensure_element(root, "option")
         if rng.random() < 0.2:
             flag = ET.SubElement(option, "flag")
-            key = rng.choice(["contact", "gravity", "warmstart", "energy", "bogus", "multiccd", "island"])
+            key = rng.choice(["contact", "gravity", "warmstart", "energy", "bogus", "multiccd", "island",
+                              "spring", "damper", "eulerdamp", "sleep"])
             flag.attrib[key] = rng.choice(["disable", "enable", "maybe", ""])
             return f"<option><flag {key}={flag.attrib[key]!r}>"
         k, v = rng.choice(OPTION_MUTATIONS).split("=", 1)
@@ -451,6 +453,27 @@ def structure_et(rng, root, model_path):
                              "", "\udcff.xml"])
         root.insert(rng.randrange(len(root) + 1), ET.Element("include", {"file": target}))
         return f"<include file={short(target)!r}>"
+    if op == "passive":
+        # one of MuJoCo's own passive terms (or an actuator's armature, which makes mj_Euler
+        # integrate a joint implicitly): Nereid's engine then leaves its own passive stage
+        # for MuJoCo's whole mj_passive (docs/design.md "One step"), or refuses the value
+        joints = list(root.iter("joint")) + list(root.iter("freejoint"))
+        bodies = list(root.iter("body"))
+        target = rng.choice(["joint", "joint", "body", "actuator"])
+        if target == "joint" and joints:
+            el = rng.choice(joints)
+            attr = rng.choice(["damping", "stiffness", "armature", "springref", "frictionloss"])
+        elif target == "body" and bodies:
+            el, attr = rng.choice(bodies), "gravcomp"
+        else:
+            section = root.find("actuator")
+            actuators = list(section) if section is not None else []
+            if not actuators:
+                return "no actuator for armature"
+            el, attr = rng.choice(actuators), rng.choice(["armature", "damping"])
+        el.attrib[attr] = rng.choice(["0", "-0", "1e-300", "0.01", "2", "-1", "nan", "inf", "1e308",
+                                      "1 2", "0.01 0.1 0.2"])
+        return f"<{el.tag}> {attr}={el.attrib[attr]}"
     if op == "no_extension":
         ext = root.find("extension")
         if ext is not None:
