@@ -6,6 +6,8 @@
 
 #include <Eigen/Dense>
 
+#include "nereid/kinematics.h"
+
 namespace nereid::nav {
 
 Quat ExpQuat(const Vec3& theta) {
@@ -149,7 +151,7 @@ double ErrorStateKf::UpdateHeading(double heading, double variance) {
   const Mat3 R = x_.q.toRotationMatrix();
   Eigen::Matrix<double, 1, 15> H = Eigen::Matrix<double, 1, 15>::Zero();
   H.block<1, 3>(0, kTheta) = HeadingJacobian(R);
-  Eigen::Matrix<double, 1, 1> y(std::remainder(heading - Heading(R), 2 * M_PI)), Rn(variance);
+  Eigen::Matrix<double, 1, 1> y(WrapAngle(heading - Heading(R))), Rn(variance);
   return Update(y, H, Rn);
 }
 

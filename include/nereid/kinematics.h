@@ -5,6 +5,8 @@
 #ifndef NEREID_KINEMATICS_H_
 #define NEREID_KINEMATICS_H_
 
+#include <cmath>
+#include <numbers>
 #include <vector>
 
 #include <mujoco/mujoco.h>
@@ -12,6 +14,17 @@
 #include "nereid/frames.h"
 
 namespace nereid {
+
+// std::remainder(angle, 2π), an angle in [-π, π], bit for bit, without the library call
+// where |angle| < 2π (the readings' headings and bearings): there the quotient rounds to 0
+// or ±1 (to 0 at |angle| = π, ties to even), and angle ∓ 2π is exact (Sterbenz's lemma).
+inline double WrapAngle(double angle) {
+  constexpr double kPi = std::numbers::pi, kTwoPi = 2 * std::numbers::pi;
+  const double a = std::abs(angle);
+  if (a <= kPi) return angle;
+  if (a < kTwoPi) return angle > 0 ? angle - kTwoPi : angle + kTwoPi;
+  return std::remainder(angle, kTwoPi);
+}
 
 // World-from-body rotation and world position of the body frame (d->xmat, d->xpos).
 inline Mat3 BodyRotation(const mjData* d, int body) {

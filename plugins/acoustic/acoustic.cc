@@ -8,6 +8,7 @@
 
 #include "common/config_reader.h"
 #include "common/plugin_base.h"
+#include "nereid/kinematics.h"
 
 namespace nereid {
 
@@ -42,7 +43,7 @@ void Acoustic::Compute(const mjModel*, mjData* d, int) noexcept {
     double elevation = std::asin(std::clamp(rel.z() / range, -1.0, 1.0));
     if (!exact_) {
       range = std::max(0.0, range + range_noise_ * stream_.Normal());
-      bearing = std::remainder(bearing + angle_noise_ * stream_.Normal(), 2 * std::numbers::pi);
+      bearing = WrapAngle(bearing + angle_noise_ * stream_.Normal());
       elevation = std::clamp(elevation + angle_noise_ * stream_.Normal(), -std::numbers::pi / 2, std::numbers::pi / 2);
     }
     const Vec3 fix = transceiver_ + range * Vec3(std::cos(elevation) * std::cos(bearing),

@@ -2,7 +2,6 @@
 #include "imu/imu.h"
 
 #include <cmath>
-#include <numbers>
 #include <string>
 
 #include "common/config_reader.h"
@@ -72,7 +71,7 @@ void Imu::Compute(const mjModel* m, mjData* d, int) noexcept {
     // heading: the site's x axis in the world's horizontal plane, from world x towards y
     const mjtNum* R = d->site_xmat + 9 * site_;
     double heading = std::atan2(R[3], R[0]);
-    if (heading_noise_ > 0) heading = std::remainder(heading + heading_noise_ * stream_.Normal(), 2 * std::numbers::pi);
+    if (heading_noise_ > 0) heading = WrapAngle(heading + heading_noise_ * stream_.Normal());
     y[6] = heading;
     return y;
   });

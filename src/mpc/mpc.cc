@@ -140,7 +140,7 @@ MpcPlan VehicleMpc::Plan(const Eigen::VectorXd& x, const std::vector<Vec6>& refe
       refs(5, k) = refs(5, k - 1);  // a held attitude: the same unwrapped yaw
     } else {
       const double previous = k == 0 ? x0[5] : refs(5, k - 1);
-      refs(5, k) = previous + std::remainder(refs(5, k) - previous, 2 * M_PI);
+      refs(5, k) = previous + WrapAngle(refs(5, k) - previous);
     }
   }
   const mpc::OcpSolution solution = s.ocp->Solve(x0, refs);

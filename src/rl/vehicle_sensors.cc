@@ -14,8 +14,6 @@
 namespace nereid::rl {
 namespace {
 
-double WrapAngle(double a) { return std::remainder(a, 2 * M_PI); }
-
 // Roll (about x), pitch (about y) of a rotation R = Rz(yaw) Ry(pitch) Rx(roll).
 double Roll(const Mat3& R) { return std::atan2(R(2, 1), R(2, 2)); }
 double Pitch(const Mat3& R) { return -std::asin(std::clamp(R(2, 0), -1.0, 1.0)); }

@@ -24,8 +24,6 @@ constexpr double kTwoPi = 2 * M_PI;
 // NED <-> Nereid world (z-up, y west) and FRD <-> FLU: the same 180 degree turn about x
 const Mat3 kT = FrameToMujoco(BodyFrame::kFRD);
 
-double Wrap(double angle) { return std::remainder(angle, kTwoPi); }
-
 // Fossen's T(Theta): Euler-angle rates from the body angular velocity (FRD)
 Mat3 EulerRateMatrix(double phi, double theta) {
   const double sp = std::sin(phi), cp = std::cos(phi), ct = std::cos(theta), tt = std::tan(theta);
@@ -76,7 +74,7 @@ Vec3 AnthropomorphicIk(const Vec3& p, double l2, double l3, int elbow) {
   const double q3 = (elbow >= 0 ? 1.0 : -1.0) * std::acos(c);
   const double gamma = -q3;  // b - a
   const double a = std::atan2(r, z) - std::atan2(l3 * std::sin(gamma), l2 + l3 * std::cos(gamma));
-  return Vec3(q1, Wrap(-a), q3);
+  return Vec3(q1, WrapAngle(-a), q3);
 }
 
 Vec3 AnthropomorphicFk(const Vec3& q, double l2, double l3) {
@@ -286,7 +284,7 @@ void VmsController::Update(double dt) {
       const double r = v.reference[static_cast<size_t>(i)].Value(t) + (i < 3 ? origin_ned[i] : 0.0);
       *out++ = r;
       if (!v.active[static_cast<size_t>(i)]) continue;
-      const double e = i < 3 ? r - x[i] : Wrap(r - x[i]);
+      const double e = i < 3 ? r - x[i] : WrapAngle(r - x[i]);
       const double e_dot = v.reference[static_cast<size_t>(i)].Rate(t) - x_dot[i];
       g[i] = v.kp[i] * e + v.kd[i] * e_dot;
     }

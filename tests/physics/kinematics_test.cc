@@ -2,8 +2,13 @@
 // nereid::SiteAcceleration and SiteVelocity (physics/kinematics.cc) against MuJoCo's own
 // mj_objectAcceleration and mj_objectVelocity (after mj_rnePostConstraint): on a free body
 // (the closed form of a rigid body's point) and on a site down a hinge chain (the general
-// chain of cdof terms).
+// chain of cdof terms). WrapAngle against std::remainder.
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numbers>
+#include <vector>
 
 #include <doctest/doctest.h>
 #include <mujoco/mujoco.h>
@@ -74,6 +79,36 @@ TEST_CASE("site velocity and acceleration: a free body's closed form and a chain
   mj_deleteData(d);
   mj_deleteModel(m);
   mj_deleteSpec(spec);
+}
+
+
+TEST_CASE("WrapAngle equals std::remainder(angle, 2 pi) bit for bit") {
+  const double pi = std::numbers::pi, two_pi = 2 * std::numbers::pi;
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> angles = {0.0, -0.0, 1e-300, -1e-300, 1.0, -3.0, 4.0, -5.5, 7.0, 1e6, -1e17, inf, -inf,
+                                std::numeric_limits<double>::quiet_NaN()};
+  // the ends of each branch: ±π (a tie, kept), ±2π and ±3π, and their neighbours
+  for (double edge : {pi, two_pi, 3 * pi, 1.5 * two_pi}) {
+    for (double sign : {1.0, -1.0}) {
+      double a = sign * edge;
+      for (int k = 0; k < 4; ++k) a = std::nextafter(a, 0.0);
+      for (int k = 0; k < 9; ++k, a = std::nextafter(a, sign * inf)) angles.push_back(a);
+    }
+  }
+  // headings with noise: a fine sweep over (-2.5π, 2.5π)
+  for (int i = -100000; i <= 100000; ++i) angles.push_back(2.5 * pi * i / 100000.0 + 1e-7 * (i % 13));
+  int mismatches = 0;
+  for (double a : angles) {
+    const double wrapped = WrapAngle(a), reference = std::remainder(a, two_pi);
+    if (std::bit_cast<uint64_t>(wrapped) != std::bit_cast<uint64_t>(reference) &&
+        !(std::isnan(wrapped) && std::isnan(reference))) {
+      ++mismatches;
+      MESSAGE("angle " << a << ": " << wrapped << " against " << reference);
+    }
+  }
+  CHECK(mismatches == 0);
+  CHECK(WrapAngle(pi) == pi);
+  CHECK(WrapAngle(-pi) == -pi);
 }
 
 }  // namespace
