@@ -3,7 +3,6 @@
 
 #include <csetjmp>
 #include <cstring>
-#include <mutex>
 
 #include <mujoco/mujoco.h>
 
@@ -20,7 +19,6 @@ struct Call {
 
 thread_local Call* t_call = nullptr;
 mjfLogHandler g_previous = nullptr;  // the handler active before Nereid's (never null)
-std::once_flag g_install;
 
 void LogHandler(const mjLogMessage* message) {
   Call* call = t_call;
@@ -45,7 +43,13 @@ void MuJoCoWarnings::Add(const char* message) {
 }
 
 void InstallMuJoCoLogHandler() {
-  std::call_once(g_install, [] { g_previous = mju_setLogHandler(&LogHandler); });
+  // a function-local static: once per process, and afterwards one load per call (every
+  // Nereid step comes here; std::call_once would also touch two thread-locals)
+  static const bool installed = [] {
+    g_previous = mju_setLogHandler(&LogHandler);
+    return true;
+  }();
+  (void)installed;
 }
 
 namespace detail {
@@ -53,17 +57,19 @@ namespace detail {
 bool RunMuJoCo(void (*fn)(void*), void* arg, MuJoCoWarnings* warnings, std::string* error) {
   InstallMuJoCoLogHandler();
   // no object with a destructor lives in this frame: the error path returns here by longjmp
+  // (the thread-local's address taken once: it is not recomputed after setjmp)
+  Call** const current = &t_call;
   Call call;
   call.error[0] = '\0';
   call.warnings = warnings;
-  call.outer = t_call;
-  t_call = &call;
+  call.outer = *current;
+  *current = &call;
   if (setjmp(call.jump) == 0) {
     fn(arg);
-    t_call = call.outer;
+    *current = call.outer;
     return true;
   }
-  t_call = call.outer;
+  *current = call.outer;
   if (error) *error = call.error;
   return false;
 }
