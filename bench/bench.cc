@@ -151,6 +151,51 @@ void StepBatchPhysics(rl::BatchEnv& env, bool one_env, double seconds, Tally* ta
   for (int i = 0; i < n; ++i) mj_setState(m, env.env(i).simulation().data(), state(i), mjSTATE_INTEGRATION);
 }
 
+// Back to keyframe 0 (the model's initial state without one), the runner's current set:
+// where every sample starts
+void Restart(Runner& r) {
+  Simulation& sim = *r.sim;
+  sim.Reset(sim.model()->nkey > 0 ? 0 : -1);
+  sim.SetCurrent(r.current);
+}
+
+// Nanoseconds for `steps` of the runner's steps, each after the bench's push
+double TimeSteps(Runner& r, long steps) {
+  Simulation& sim = *r.sim;
+  const int body = sim.model()->nbody > 1 ? 1 : 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (long k = 0; k < steps; ++k) {
+    Push(sim, body);
+    r.step(sim);
+  }
+  return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+}
+
+// numerator / denominator in paired blocks (BenchOptions::block_steps): both restart
+// together and cover the same steps of the same motion, block by block in turn, the
+// order swapped every block; the first round warms up
+PairedRatio MeasurePaired(Runner& numerator, Runner& denominator, const BenchOptions& options) {
+  const long block = std::clamp<long>(options.block_steps, 1, options.steps_per_sample);
+  std::vector<double> ratios;
+  for (int round = 0; round <= 2 * options.samples; ++round) {
+    Restart(numerator);
+    Restart(denominator);
+    bool swap = false;
+    for (long done = 0; done + block <= options.steps_per_sample; done += block, swap = !swap) {
+      double a = 0, b = 0;
+      if (swap) {
+        b = TimeSteps(denominator, block);
+        a = TimeSteps(numerator, block);
+      } else {
+        a = TimeSteps(numerator, block);
+        b = TimeSteps(denominator, block);
+      }
+      if (round > 0 && b > 0) ratios.push_back(a / b);
+    }
+  }
+  return {numerator.name, denominator.name, block, SpreadOf(ratios)};
+}
+
 }  // namespace
 
 Spread SpreadOf(std::vector<double> values) {
@@ -159,10 +204,25 @@ Spread SpreadOf(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   const size_t n = values.size();
   s.median = n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+  auto quantile = [&](double q) {
+    const double at = q * static_cast<double>(n - 1);
+    const size_t below = static_cast<size_t>(at);
+    const double frac = at - static_cast<double>(below);
+    return below + 1 < n ? values[below] + frac * (values[below + 1] - values[below]) : values[below];
+  };
+  s.q1 = quantile(0.25);
+  s.q3 = quantile(0.75);
   s.min = values.front();
   s.max = values.back();
   s.runs = static_cast<int>(n);
   return s;
+}
+
+const PairedRatio* BenchReport::FindPaired(const std::string& numerator, const std::string& denominator) const {
+  for (const PairedRatio& p : paired) {
+    if (p.numerator == numerator && p.denominator == denominator) return &p;
+  }
+  return nullptr;
 }
 
 const BenchCase* BenchReport::Find(const std::string& name) const {
@@ -226,10 +286,16 @@ std::string BenchReport::ToJson() const {
                  {"stock_mj_step_sensors/stock_mj_step_plugins",
                   Ratio("bluerov2_heavy/stock_mj_step_sensors", "bluerov2_heavy/stock_mj_step_plugins")}};
   // the suite's cost over samples taken side by side: median and range of the paired ratios
-  const Spread paired = RunRatio("bluerov2_heavy/nereid_full_sensors", "bluerov2_heavy/nereid_full");
-  if (paired.runs > 0) {
-    j["sensor_suite_paired"] = {{"median", paired.median}, {"min", paired.min}, {"max", paired.max},
-                                {"samples", paired.runs}};
+  const Spread suite = RunRatio("bluerov2_heavy/nereid_full_sensors", "bluerov2_heavy/nereid_full");
+  if (suite.runs > 0) {
+    j["sensor_suite_paired"] = {{"median", suite.median}, {"min", suite.min}, {"max", suite.max},
+                                {"samples", suite.runs}};
+  }
+  for (const PairedRatio& p : this->paired) {
+    j["paired_blocks"].push_back({{"numerator", p.numerator}, {"denominator", p.denominator},
+                                  {"block_steps", p.block_steps}, {"median", p.ratio.median},
+                                  {"q1", p.ratio.q1}, {"q3", p.ratio.q3}, {"min", p.ratio.min},
+                                  {"max", p.ratio.max}, {"pairs", p.ratio.runs}});
   }
   // the RL batch with sensor observations against state observations, run by run
   for (const char* threads : {"1", "2"}) {
@@ -460,22 +526,27 @@ BenchReport RunBenchmarks(const BenchOptions& options) {
   }
   for (int sample = 0; sample < options.samples + 1; ++sample) {  // sample 0 warms up
     for (Runner& r : runners) {
-      Simulation& sim = *r.sim;
-      sim.Reset(sim.model()->nkey > 0 ? 0 : -1);
-      sim.SetCurrent(r.current);
-      const int body = sim.model()->nbody > 1 ? 1 : 0;
-      const auto start = std::chrono::steady_clock::now();
-      for (long k = 0; k < options.steps_per_sample; ++k) {
-        Push(sim, body);
-        r.step(sim);
-      }
-      const double ns = std::chrono::duration<double, std::nano>(
-                            std::chrono::steady_clock::now() - start).count();
+      Restart(r);
+      const double ns = TimeSteps(r, options.steps_per_sample);
       if (sample > 0) r.samples.push_back(ns / static_cast<double>(options.steps_per_sample));
     }
   }
 
   BenchReport report;
+  // the ratios with a target or goal, in paired blocks
+  auto runner = [&](const std::string& name) -> Runner* {
+    for (Runner& r : runners) {
+      if (r.name == name) return &r;
+    }
+    return nullptr;
+  };
+  for (const auto& [numerator, denominator] :
+       {std::pair{"nereid_no_thrusters", "bare_mj_step"}, std::pair{"nereid_full", "nereid_no_thrusters"},
+        std::pair{"nereid_full_sensors", "nereid_full"}, std::pair{"nereid_full_waves64", "nereid_full"}}) {
+    Runner* a = runner(std::string("bluerov2_heavy/") + numerator);
+    Runner* b = runner(std::string("bluerov2_heavy/") + denominator);
+    if (a && b) report.paired.push_back(MeasurePaired(*a, *b, options));
+  }
   report.mujoco_version = mj_versionString();
   for (Runner& r : runners) {
     const Spread s = SpreadOf(r.samples);

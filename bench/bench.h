@@ -27,9 +27,11 @@ struct BenchCase {
   std::vector<double> runs;
 };
 
-// The median, smallest and largest of a set of figures (all 0 when there are none)
+// The median, quartiles, smallest and largest of a set of figures (all 0 when there are
+// none; quartiles by linear interpolation between order statistics)
 struct Spread {
   double median = 0, min = 0, max = 0;
+  double q1 = 0, q3 = 0;
   int runs = 0;
 };
 Spread SpreadOf(std::vector<double> values);
@@ -47,14 +49,31 @@ struct BenchOptions {
   long rl_env_steps = 24000;
   int rl_runs = 5;
   bool mpc = true;  // the MPC cases (when built with libnereid_mpc)
+  // The cost ratios with targets are also measured in paired blocks: two cases stepped in
+  // turn, block_steps steps each (the order swapped every block), from keyframe 0 every
+  // steps_per_sample steps, 2 x samples times; each pair of blocks gives one ratio, so that
+  // the machine's drift, slower than a block, cancels. 50 steps (0.2-0.3 ms here): long
+  // beside the refill of the caches after the other case's block (about a step), short
+  // beside the drift of a shared host's core speed (tens of milliseconds and more).
+  long block_steps = 50;
   // non-empty: only the per-step cases whose name contains it (no load, RL or MPC cases),
   // e.g. "sensors" for the sensor suite's cost beside its reference
   std::string only;
 };
 
+// A cost ratio measured in paired blocks (BenchOptions::block_steps): the spread of
+// numerator block time / denominator block time over all pairs.
+struct PairedRatio {
+  std::string numerator, denominator;
+  long block_steps = 0;
+  Spread ratio;
+};
+
 struct BenchReport {
   std::string mujoco_version;
   std::vector<BenchCase> cases;
+  std::vector<PairedRatio> paired;
+  const PairedRatio* FindPaired(const std::string& numerator, const std::string& denominator) const;
   double Ratio(const std::string& numerator, const std::string& denominator) const;
   const BenchCase* Find(const std::string& name) const;  // null if absent
   // The spread over runs of numerator.runs[i] / denominator.runs[i] (runs measured side by

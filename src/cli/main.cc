@@ -42,7 +42,7 @@ constexpr char kUsage[] =
     "      Steps the model headless from keyframe 0 (or the scenario's initial state) and\n"
     "      writes DIR/trajectory.csv and DIR/summary.json (DIR defaults to results); refuses a\n"
     "      run whose output could exceed MB (default 1000).\n"
-    "  nereid bench [--out FILE.json] [--models DIR] [--steps N] [--samples N] [--no-rl] [--no-mpc]\n"
+    "  nereid bench [--out FILE.json] [--models DIR] [--steps N] [--samples N] [--block-steps N] [--no-rl] [--no-mpc]\n"
     "               [--rl-steps N] [--only TEXT]\n"
     "      Median ns per step of Nereid's engine and plain mj_step on the same model; --only runs\n"
     "      only the per-step cases whose name contains TEXT (\"sensors\": the suite's cost,\n"
@@ -136,6 +136,7 @@ nereid::BenchOptions ParseBench(const std::vector<std::string>& args, std::strin
   app.add_option("--models", options.model_dir);
   nereid::cli::AddNumber<long>(app, "--steps", [&](const long& x) { options.steps_per_sample = x; }, 1, 1000000000);
   nereid::cli::AddNumber<long>(app, "--samples", [&](const long& x) { options.samples = static_cast<int>(x); }, 1, 100000);
+  nereid::cli::AddNumber<long>(app, "--block-steps", [&](const long& x) { options.block_steps = x; }, 1, 1000000000);
   app.add_flag_callback("--no-rl", [&] { options.rl = false; });
   app.add_flag_callback("--no-mpc", [&] { options.mpc = false; });
   nereid::cli::AddNumber<long>(app, "--rl-steps", [&](const long& x) { options.rl_env_steps = x; }, 1, 1000000000);
@@ -232,13 +233,25 @@ void PrintRlFigures(const nereid::BenchReport& report) {
               report.Ratio("rollout/bluerov2_heavy/16x200/threads2", "bluerov2_heavy/nereid_full"));
 }
 
+// The ratio's paired blocks (BenchOptions::block_steps), when measured: the median with
+// the middle half and the whole range of the block pairs' ratios.
+void PrintPaired(const nereid::BenchReport& report, const char* numerator, const char* denominator) {
+  const nereid::PairedRatio* p = report.FindPaired(std::string("bluerov2_heavy/") + numerator,
+                                                   std::string("bluerov2_heavy/") + denominator);
+  if (!p || p->ratio.runs == 0) return;
+  std::printf("    paired blocks of %ld steps: median %.3f, middle half %.3f-%.3f, all %.3f-%.3f over %d\n",
+              p->block_steps, p->ratio.median, p->ratio.q1, p->ratio.q3, p->ratio.min, p->ratio.max, p->ratio.runs);
+}
+
 // The marine physics' and the thrusters' cost against plain MuJoCo, and UK connections
 // against MuJoCo's welds by chain length.
 void PrintCostRatios(const nereid::BenchReport& report) {
   std::printf("  ratio nereid_no_thrusters / bare_mj_step: %.3f (marine physics; target <= 1.25, goal <= 1.05)\n",
               report.Ratio("bluerov2_heavy/nereid_no_thrusters", "bluerov2_heavy/bare_mj_step"));
+  PrintPaired(report, "nereid_no_thrusters", "bare_mj_step");
   std::printf("  ratio nereid_full / nereid_no_thrusters: %.3f (8 thrusters' actuation; target <= 1.10)\n",
               report.Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_no_thrusters"));
+  PrintPaired(report, "nereid_full", "nereid_no_thrusters");
   std::printf("  ratio nereid_full / nereid_no_actuators: %.3f (8 thrusters with MuJoCo's site transmissions)\n",
               report.Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_no_actuators"));
   std::printf("  ratio nereid_mujoco_motors / nereid_no_thrusters: %.3f (MuJoCo's own actuation of 8 motors on "
@@ -254,6 +267,7 @@ void PrintCostRatios(const nereid::BenchReport& report) {
     std::printf("    paired samples: median %.3f, %.3f-%.3f over %d\n", paired.median, paired.min, paired.max,
                 paired.runs);
   }
+  PrintPaired(report, "nereid_full_sensors", "nereid_full");
   std::printf("  ratio stock_mj_step_sensors / stock_mj_step_plugins: %.3f (the same suite under plain mj_step, "
               "where MuJoCo runs mj_rnePostConstraint for the IMU)\n",
               report.Ratio("bluerov2_heavy/stock_mj_step_sensors", "bluerov2_heavy/stock_mj_step_plugins"));
@@ -273,6 +287,7 @@ void PrintCostRatios(const nereid::BenchReport& report) {
     std::printf("  ratio nereid_full_waves64 / nereid_full: %.3f (a 64-component sea; target <= 1.10)\n",
                 waves->ns_per_step / calm->ns_per_step);
     std::printf("    paired samples: median %.3f, %.3f-%.3f over %d\n", sea.median, sea.min, sea.max, sea.runs);
+    PrintPaired(report, "nereid_full_waves64", "nereid_full");
   }
 }
 

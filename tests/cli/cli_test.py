@@ -245,6 +245,31 @@ check("bench --only sensors", p_only.returncode == 0 and
       only_report["ratios"]["nereid_full_sensors/nereid_full"] > 0 and
       only_report["sensor_suite_paired"]["samples"] == 3 and "paired samples" in p_only.stdout,
       p_only.stdout + p_only.stderr)
+# the cost ratios in paired blocks: 2 x samples rounds of steps/block pairs each, the
+# block clamped to the sample's steps; the quartiles ordered
+def paired_blocks(rep):
+    return {(b["numerator"].split("/")[1], b["denominator"].split("/")[1]): b for b in rep.get("paired_blocks", [])}
+
+
+def ordered(b):
+    return b["min"] <= b["q1"] <= b["median"] <= b["q3"] <= b["max"]
+
+
+blocks = paired_blocks(report)
+check("bench measures the four cost ratios in paired blocks",
+      set(blocks) == {("nereid_no_thrusters", "bare_mj_step"), ("nereid_full", "nereid_no_thrusters"),
+                      ("nereid_full_sensors", "nereid_full"), ("nereid_full_waves64", "nereid_full")} and
+      all(b["block_steps"] == 50 and b["pairs"] == 6 and ordered(b) and b["median"] > 0 for b in blocks.values()),
+      str(blocks))
+only_blocks = os.path.join(work, "bench_blocks.json")
+p_blocks = run("bench", "--steps", "20", "--samples", "3", "--block-steps", "10", "--only", "sensors",
+               "--out", only_blocks)
+b = paired_blocks(json.load(open(only_blocks))).get(("nereid_full_sensors", "nereid_full"), {})
+check("bench --block-steps", p_blocks.returncode == 0 and b.get("block_steps") == 10 and b.get("pairs") == 12 and
+      ordered(b) and "paired blocks of 10 steps" in p_blocks.stdout, p_blocks.stdout + p_blocks.stderr + str(b))
+p_bad = run("bench", "--block-steps", "0", "--only", "sensors")
+check("bench --block-steps 0 is refused", p_bad.returncode != 0 and "--block-steps" in p_bad.stderr,
+      p_bad.stdout + p_bad.stderr)
 # the sea's cost: the waves' and the calm runs' samples paired
 waves = report["waves"]
 check("bench pairs the sea's samples with the calm ones",
