@@ -14,6 +14,7 @@
 
 #include "added_mass.h"
 #include "passive_stage.h"
+#include "site_transmission.h"
 #include "nereid/error.h"
 #include "nereid/kinematics.h"
 #include "nereid/plugins.h"
@@ -285,7 +286,13 @@ void Simulation::PositionStage() {
   mj_makeConstraint(m_, d_);
   mj_island(m_, d_);
   mj_projectConstraint(m_, d_);
-  mj_transmission(m_, d_);
+  // thrusters on their sites (the marine model): the same lengths and moments, read from
+  // each site's chain of dofs (src/site_transmission.h)
+  if (PlainSiteTransmissions(m_)) {
+    SiteTransmission(m_, d_, &transmission_chain_);
+  } else {
+    mj_transmission(m_, d_);
+  }
   // exported by libmujoco but declared in no public header; inactive for every integrator
   // Nereid's engine accepts (CheckOptions), it then only clears the effective-metric sizes
   mjd_effBuild(m_, d_, m_->opt.integrator == mjINT_DISCRETE, 1);

@@ -238,6 +238,9 @@ class Simulation final {
   // only clears (src/passive_stage.h).
   std::optional<std::vector<PluginCall>> passive_calls_;
   bool own_passive_ = false;
+  // Scratch for the engine's own site transmission (src/site_transmission.h), which the
+  // single-pass position stage uses when every actuator is a site without a reference.
+  std::vector<int> transmission_chain_;
   void SyncStageModel();
   // mj_forwardSkip's velocity stage and what follows, the passive plugins called directly
   void VelocityOnward(bool skip_sensor);

@@ -2,6 +2,9 @@
 // With no marine physics in a model, one Nereid step must equal MuJoCo's own step to
 // machine precision (docs/design.md): this guards every MuJoCo upgrade.
 #include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -9,6 +12,7 @@
 
 #include "nereid/simulation.h"
 #include "passive_stage.h"
+#include "site_transmission.h"
 #include "test_util.h"
 
 namespace nereid {
@@ -366,6 +370,105 @@ TEST_CASE("MuJoCoPassiveIsZero: each of MuJoCo's passive terms, set, makes it fa
     mj_deleteSpec(s);
   }
   mj_deleteSpec(spec);
+}
+
+// site transmissions: a vehicle's thrusters (gears with a moment, zeros and signs), one on
+// a body welded to it, one down a hinged arm (a chain of 7 dofs), one on a second vehicle
+// and one on a world site (no dofs: an empty row)
+const char kSiteActuators[] = R"(
+<mujoco model='site actuators'>
+  <option gravity='0 0 0'/>
+  <worldbody>
+    <site name='fixed' pos='1 0 0'/>
+    <body name='rov' pos='0 0 -2' euler='10 -20 30'>
+      <freejoint/>
+      <geom type='box' size='0.2 0.15 0.1' mass='10'/>
+      <site name='t1' pos='0.2 0.1 0' euler='0 0 45'/>
+      <site name='t2' pos='-0.2 -0.1 0.05' euler='0 90 0'/>
+      <body name='skid' pos='0 0 -0.15'>
+        <geom type='box' size='0.1 0.1 0.02' mass='1'/>
+        <site name='t3' pos='0.05 0 0'/>
+      </body>
+      <body name='link' pos='0.25 0 0'>
+        <joint name='elbow' type='hinge' axis='0 1 0'/>
+        <geom type='capsule' fromto='0 0 0 0.3 0 0' size='0.03' mass='0.5'/>
+        <site name='tip' pos='0.3 0 0' euler='0 30 0'/>
+      </body>
+    </body>
+    <body name='rov2' pos='2 0 -2'>
+      <freejoint/>
+      <geom type='sphere' size='0.1' mass='3'/>
+      <site name='t4' pos='0 0.1 0'/>
+    </body>
+  </worldbody>
+  <actuator>
+    <motor site='t1' gear='1 0 0 0 0 0.2'/>
+    <motor site='t2' gear='0 -1 0 0.1 0 0'/>
+    <motor site='t3' gear='0.5 0.5 -2 0 -0.3 0'/>
+    <motor site='tip' gear='0 0 1 0 0 0'/>
+    <motor site='t4' gear='0 0 0 0 0 1'/>
+    <motor site='fixed' gear='1 0 0 0 0 0'/>
+  </actuator>
+</mujoco>)";
+
+TEST_CASE("the engine's site transmission equals mj_transmission bit for bit") {
+  for (const std::string& model : {std::string(kSiteActuators), HeavyXml()}) {
+    auto sim = Load(model);
+    const mjModel* m = sim->model();
+    mjData* d = sim->data();
+    REQUIRE(PlainSiteTransmissions(m));
+    REQUIRE(sim->added_mass_bodies().empty() == (model == kSiteActuators));
+    Excite(d, m);
+    for (int i = 0; i < m->nq; ++i) d->qpos[i] += 0.1 * std::sin(1.0 + i);  // quaternions are normalised by mj_kinematics
+    int nonzero = 0, empty = 0;
+    for (int k = 0; k < 20; ++k) {
+      // the second half with actuator group 0 disabled (all of them): still the same
+      if (k == 10) sim->mutable_model()->opt.disableactuator = 1;
+      sim->Step();
+      mj_fwdPosition(m, d);  // MuJoCo's own mj_transmission
+      const std::vector<mjtNum> length(d->actuator_length, d->actuator_length + m->nu),
+          moment(d->actuator_moment, d->actuator_moment + m->nJmom);
+      const std::vector<int> rownnz(d->moment_rownnz, d->moment_rownnz + m->nu),
+          rowadr(d->moment_rowadr, d->moment_rowadr + m->nu), colind(d->moment_colind, d->moment_colind + m->nJmom);
+      std::fill(d->actuator_length, d->actuator_length + m->nu, 1.0);
+      std::fill(d->actuator_moment, d->actuator_moment + m->nJmom, 7.0);
+      std::fill(d->moment_rownnz, d->moment_rownnz + m->nu, -1);
+      std::fill(d->moment_colind, d->moment_colind + m->nJmom, -1);
+      std::vector<int> chain;
+      SiteTransmission(m, d, &chain);
+      for (int i = 0; i < m->nu; ++i) {
+        CAPTURE(i);
+        REQUIRE(d->moment_rownnz[i] == rownnz[i]);
+        REQUIRE(d->moment_rowadr[i] == rowadr[i]);
+        CHECK(d->actuator_length[i] == length[i]);
+        for (int a = rowadr[i]; a < rowadr[i] + rownnz[i]; ++a) {
+          CHECK(d->moment_colind[a] == colind[a]);
+          CHECK(std::bit_cast<std::uint64_t>(d->actuator_moment[a]) == std::bit_cast<std::uint64_t>(moment[a]));
+        }
+        nonzero += rownnz[i];
+        empty += rownnz[i] == 0;
+      }
+    }
+    CHECK(nonzero > 0);
+    if (model == kSiteActuators) {
+      CHECK(empty == 20);  // the world site's row, at every step
+      // the arm's row reaches the elbow's dof
+      const int elbow = m->jnt_dofadr[mj_name2id(m, mjOBJ_JOINT, "elbow")];
+      const int* cols = d->moment_colind + d->moment_rowadr[3];
+      CHECK(std::find(cols, cols + d->moment_rownnz[3], elbow) != cols + d->moment_rownnz[3]);
+    }
+  }
+}
+
+TEST_CASE("PlainSiteTransmissions: a joint actuator, a reference site or no actuator leaves MuJoCo's transmission") {
+  auto contacts = Load(kMarineContacts);  // a position actuator on a hinge
+  CHECK_FALSE(PlainSiteTransmissions(contacts->model()));
+  std::string refsite = kSiteActuators;
+  refsite.replace(refsite.find("<motor site='t4'"), std::string("<motor site='t4'").size(),
+                  "<motor site='t4' refsite='fixed'");
+  CHECK_FALSE(PlainSiteTransmissions(Load(refsite)->model()));
+  CHECK_FALSE(PlainSiteTransmissions(Load(kChain)->model()));
+  CHECK(PlainSiteTransmissions(Load(kSiteActuators)->model()));
 }
 
 TEST_CASE("engine mujoco is plain mj_step") {
