@@ -375,8 +375,8 @@ def structure_et(rng, root, model_path):
     """One mutation of a parsed model; returns a description (root changed in place)."""
     pairs = [(parent, child) for parent in root.iter() for child in list(parent)]
     op = rng.choices(["delete", "duplicate", "del_attr", "set_attr", "memory", "timestep", "option",
-                      "keyframe", "inertial", "nest", "include", "no_extension", "passive"],
-                     [14, 10, 10, 14, 8, 8, 10, 6, 6, 4, 4, 2, 6])[0]
+                      "keyframe", "inertial", "nest", "include", "no_extension", "passive", "transmission"],
+                     [14, 10, 10, 14, 8, 8, 10, 6, 6, 4, 4, 2, 6, 6])[0]
     if op == "delete" and pairs:
         parent, child = rng.choice(pairs)
         parent.remove(child)
@@ -474,6 +474,30 @@ def structure_et(rng, root, model_path):
         el.attrib[attr] = rng.choice(["0", "-0", "1e-300", "0.01", "2", "-1", "nan", "inf", "1e308",
                                       "1 2", "0.01 0.1 0.2"])
         return f"<{el.tag}> {attr}={el.attrib[attr]}"
+    if op == "transmission":
+        # an actuator's transmission: a hostile gear, a reference site, another site (a world
+        # site included) or a joint instead: Nereid's engine moves between its own site
+        # transmission and MuJoCo's mj_transmission (docs/design.md "One step")
+        section = root.find("actuator")
+        actuators = list(section) if section is not None else []
+        sites = [el.attrib["name"] for el in root.iter("site") if "name" in el.attrib]
+        joints = [el.attrib["name"] for el in root.iter("joint") if "name" in el.attrib]
+        if not actuators:
+            return "no actuator for a transmission"
+        el = rng.choice(actuators)
+        what = rng.choice(["gear", "gear", "refsite", "site", "joint"])
+        if what == "gear":
+            el.attrib["gear"] = rng.choice(["0 0 0 0 0 0", "-1 0 0 0 0 0", "0 0 0 0 0 -1", "1e308 0 0 0 0 0",
+                                            "nan 0 0 0 0 0", "inf 1 0 0 0 0", "1e-300 0 0 0 0 1e-300",
+                                            "-0 -0 -0 -0 -0 -0", "1 2 3 4 5 6", "1 2"])
+        elif what in ("refsite", "site") and sites:
+            el.attrib[what] = rng.choice(sites + ["missing_site", ""])
+        elif what == "joint" and joints:
+            el.attrib.pop("site", None)
+            el.attrib["joint"] = rng.choice(joints)
+        else:
+            return f"no {what} for a transmission"
+        return f"<{el.tag}> {what}={el.attrib.get(what, el.attrib.get('joint'))}"
     if op == "no_extension":
         ext = root.find("extension")
         if ext is not None:
