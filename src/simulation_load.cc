@@ -2,6 +2,7 @@
 // Loading and compiling: MJCF text checked (mjcf_guard.h), parsed, tethers expanded, compiled
 // (recompiled where added-mass bodies were stored "simple"), mjData made inside the engine's
 // scope; and Simulation::Attach for models and data made elsewhere.
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -73,6 +74,20 @@ mjModel* Load(const Parser& parse, const std::string& name, const SimulationOpti
   };
   mjModel* m = compile();
   if (!m) fail(nullptr);
+  // a NaN or infinite gear: MuJoCo's transmission would fill every dof's column of the
+  // actuator's moment row (0 x NaN), beyond the room its compiler sized for that row
+  for (int i = 0; i < static_cast<int>(m->nactuator); ++i) {
+    for (int k = 0; k < 6; ++k) {
+      const mjtNum g = m->actuator_gear[6 * i + k];
+      if (std::isfinite(g)) continue;
+      const char* actuator = mj_id2name(m, mjOBJ_ACTUATOR, i);
+      const std::string label = actuator ? std::string("'") + actuator + "'" : "#" + std::to_string(i);
+      mj_deleteModel(m);
+      mj_deleteSpec(spec);
+      throw ConfigError(name + ": actuator " + label + ": gear[" + std::to_string(k) + "] = " +
+                        (std::isnan(g) ? "nan" : g > 0 ? "inf" : "-inf") + ": must be finite");
+    }
+  }
 
   if (options.engine == Engine::kNereid) {
     // a "simple" body has only diagonal inertia storage; added mass needs the full block

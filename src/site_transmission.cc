@@ -4,8 +4,8 @@
 namespace nereid {
 
 bool PlainSiteTransmissions(const mjModel* m) {
-  if (m->nu == 0) return false;
-  for (int i = 0; i < m->nu; ++i) {
+  if (m->nactuator == 0) return false;
+  for (int i = 0; i < static_cast<int>(m->nactuator); ++i) {
     if (m->actuator_trntype[i] != mjTRN_SITE || m->actuator_trnid[2 * i + 1] != -1 || m->actuator_outnum[i] != 1) {
       return false;
     }
@@ -15,7 +15,7 @@ bool PlainSiteTransmissions(const mjModel* m) {
 
 void SiteTransmission(const mjModel* m, mjData* d, std::vector<int>* chain) {
   chain->resize(static_cast<size_t>(m->nv));
-  for (int i = 0; i < m->nu; ++i) {
+  for (int i = 0; i < static_cast<int>(m->nactuator); ++i) {
     const int out = m->actuator_outadr[i];
     const int adr = out == 0 ? 0 : d->moment_rowadr[out - 1] + d->moment_rownnz[out - 1];
     d->moment_rowadr[out] = adr;
@@ -28,6 +28,7 @@ void SiteTransmission(const mjModel* m, mjData* d, std::vector<int>* chain) {
     for (int k = 0; k < 2; ++k) {
       for (int r = 0; r < 3; ++r) w[3 * k + r] = R[3 * r] * gear[3 * k] + R[3 * r + 1] * gear[3 * k + 1] + R[3 * r + 2] * gear[3 * k + 2];
     }
+
     // the site's dofs, increasing (mj_jac walks them from the last one to the root)
     const int body = m->body_weldid[m->site_bodyid[site]];
     int n = 0;

@@ -13,7 +13,8 @@
 
 namespace nereid {
 
-// True when m has actuators and each one is a site transmission without a reference site.
+// True when m has actuators (nactuator, not nu: an actuator may take 0 or several controls)
+// and each one is a site transmission without a reference site.
 bool PlainSiteTransmissions(const mjModel* m);
 
 // mj_transmission(m, d) of MuJoCo 3.14 (engine_core_smooth.c) when PlainSiteTransmissions(m)
@@ -22,7 +23,11 @@ bool PlainSiteTransmissions(const mjModel* m);
 // entry (wrench = site frame x gear; the Jacobian column of each dof in the site's chain,
 // cdof's linear part plus its angular part x (site - subtree com); projected onto the
 // wrench, translation then rotation, each skipping zero wrench components as
-// mju_mulMatTVec does; exact zeros left out of the sparse row). `chain` is scratch space.
+// mju_mulMatTVec does; exact zeros left out of the sparse row). One difference, on purpose:
+// with a NaN or infinite gear (refused at load; written into the model afterwards) MuJoCo's
+// dense product puts 0 x NaN = NaN into every dof's column and writes the row past the room
+// its compiler sized for it; here the row keeps the site's chain. `chain` is scratch space. Compiled without contracting a * b + c
+// into fused multiply-adds (src/CMakeLists.txt), as MuJoCo's own build is.
 void SiteTransmission(const mjModel* m, mjData* d, std::vector<int>* chain);
 
 }  // namespace nereid

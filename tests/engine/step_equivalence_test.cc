@@ -5,11 +5,13 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include <doctest/doctest.h>
 
+#include "nereid/error.h"
 #include "nereid/simulation.h"
 #include "passive_stage.h"
 #include "site_transmission.h"
@@ -426,17 +428,17 @@ TEST_CASE("the engine's site transmission equals mj_transmission bit for bit") {
       if (k == 10) sim->mutable_model()->opt.disableactuator = 1;
       sim->Step();
       mj_fwdPosition(m, d);  // MuJoCo's own mj_transmission
-      const std::vector<mjtNum> length(d->actuator_length, d->actuator_length + m->nu),
+      const std::vector<mjtNum> length(d->actuator_length, d->actuator_length + m->nactuator),
           moment(d->actuator_moment, d->actuator_moment + m->nJmom);
-      const std::vector<int> rownnz(d->moment_rownnz, d->moment_rownnz + m->nu),
-          rowadr(d->moment_rowadr, d->moment_rowadr + m->nu), colind(d->moment_colind, d->moment_colind + m->nJmom);
-      std::fill(d->actuator_length, d->actuator_length + m->nu, 1.0);
+      const std::vector<int> rownnz(d->moment_rownnz, d->moment_rownnz + m->nactuator),
+          rowadr(d->moment_rowadr, d->moment_rowadr + m->nactuator), colind(d->moment_colind, d->moment_colind + m->nJmom);
+      std::fill(d->actuator_length, d->actuator_length + m->nactuator, 1.0);
       std::fill(d->actuator_moment, d->actuator_moment + m->nJmom, 7.0);
-      std::fill(d->moment_rownnz, d->moment_rownnz + m->nu, -1);
+      std::fill(d->moment_rownnz, d->moment_rownnz + m->nactuator, -1);
       std::fill(d->moment_colind, d->moment_colind + m->nJmom, -1);
       std::vector<int> chain;
       SiteTransmission(m, d, &chain);
-      for (int i = 0; i < m->nu; ++i) {
+      for (int i = 0; i < m->nactuator; ++i) {
         CAPTURE(i);
         REQUIRE(d->moment_rownnz[i] == rownnz[i]);
         REQUIRE(d->moment_rowadr[i] == rowadr[i]);
@@ -457,6 +459,25 @@ TEST_CASE("the engine's site transmission equals mj_transmission bit for bit") {
       const int* cols = d->moment_colind + d->moment_rowadr[3];
       CHECK(std::find(cols, cols + d->moment_rownnz[3], elbow) != cols + d->moment_rownnz[3]);
     }
+  }
+}
+
+TEST_CASE("a NaN or infinite gear is refused at load, naming the actuator") {
+  // MuJoCo's transmission would fill the actuator's whole moment row (0 x NaN in every dof's
+  // column), beyond the room its compiler sized for the row
+  for (const char* bad : {"nan", "inf", "-inf"}) {
+    std::string xml = kSiteActuators;
+    xml.replace(xml.find("gear='0 0 1 0 0 0'"), std::string("gear='0 0 1 0 0 0'").size(),
+                std::string("name='arm thruster' gear='0 0 ") + bad + " 0 0 0'");
+    std::string message;
+    try {
+      Load(xml);
+    } catch (const ConfigError& e) {
+      message = e.what();
+    }
+    CAPTURE(message);
+    CHECK(message.find("actuator 'arm thruster': gear[2] = " + std::string(bad) + ": must be finite") !=
+          std::string::npos);
   }
 }
 
