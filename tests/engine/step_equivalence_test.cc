@@ -488,7 +488,10 @@ TEST_CASE("PlainSiteTransmissions: a joint actuator, a reference site or no actu
   refsite.replace(refsite.find("<motor site='t4'"), std::string("<motor site='t4'").size(),
                   "<motor site='t4' refsite='fixed'");
   CHECK_FALSE(PlainSiteTransmissions(Load(refsite)->model()));
-  CHECK_FALSE(PlainSiteTransmissions(Load(kChain)->model()));
+  CHECK_FALSE(PlainSiteTransmissions(Load(kChain)->model()));  // joint actuators on a hinge chain
+  const auto no_actuator = Load(kContacts);
+  REQUIRE(no_actuator->model()->nactuator == 0);
+  CHECK_FALSE(PlainSiteTransmissions(no_actuator->model()));
   CHECK(PlainSiteTransmissions(Load(kSiteActuators)->model()));
 }
 
