@@ -125,14 +125,17 @@ bool SampleClock::DueSlow(double time) {
   return true;
 }
 
-void SampleClock::Push(double time, const Reading& values) {
+// (ring indices wrap by a subtraction: head_ < size and count_ < size)
+void SampleClock::PushPending(double time, const Reading& values) {
   if (count_ == ring_.size()) {  // full: a larger ring, the pending samples first in order
     std::vector<Sample> larger(std::max<size_t>(4, 2 * ring_.size()));
     for (size_t i = 0; i < count_; ++i) larger[i] = ring_[(head_ + i) % ring_.size()];
     ring_ = std::move(larger);
     head_ = 0;
   }
-  Sample& s = ring_[(head_ + count_) % ring_.size()];
+  size_t slot = head_ + count_;
+  if (slot >= ring_.size()) slot -= ring_.size();
+  Sample& s = ring_[slot];
   s.time = time;
   s.values = values;
   ++count_;
@@ -143,7 +146,7 @@ const Reading* SampleClock::DeliverPending(double time) {
   while (count_ > 0 && ring_[head_].time <= due) {
     held_ = ring_[head_].values;
     has_held_ = true;
-    head_ = (head_ + 1) % ring_.size();
+    if (++head_ == ring_.size()) head_ = 0;
     --count_;
   }
   return has_held_ ? &held_ : nullptr;

@@ -77,7 +77,8 @@ using Reading = std::array<double, kMaxReading>;
 // newest sample taken at or before t - latency (nullptr before the first). A time earlier
 // than the last sample's (a state restored without a reset) restarts the clock there.
 // The samples waiting for their latency sit in a ring that grows only while more of them
-// are pending than ever before: no allocation per sample.
+// are pending than ever before: no allocation per sample. Without latency a sample is
+// held at once (it is delivered by the same call), without the ring.
 class SampleClock {
  public:
   SampleClock() = default;
@@ -89,7 +90,14 @@ class SampleClock {
   // Neither a sample due nor a pending one to deliver at `time` (after the clock started,
   // time not set back): the delivered reading is the one of the last call.
   bool Idle(double time) const { return BeforeNextInstant(time) && !Pending(time); }
-  void Push(double time, const Reading& values);
+  void Push(double time, const Reading& values) {
+    if (latency_ == 0 && count_ == 0) {  // delivered at this call: held at once, no ring
+      held_ = values;
+      has_held_ = true;
+      return;
+    }
+    PushPending(time, values);
+  }
   const Reading* Deliver(double time) {
     if (Pending(time)) return DeliverPending(time);
     return has_held_ ? &held_ : nullptr;
@@ -116,6 +124,7 @@ class SampleClock {
   // the oldest pending sample is due for delivery
   bool Pending(double time) const { return count_ > 0 && ring_[head_].time <= time - latency_ + tolerance_; }
   bool DueSlow(double time);
+  void PushPending(double time, const Reading& values);
   const Reading* DeliverPending(double time);
   double period_ = 0, latency_ = 0;
   double tolerance_ = 0;  // 1e-9 period: absorbs the rounding of time
