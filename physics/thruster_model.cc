@@ -137,9 +137,10 @@ std::pair<double, double> ThrusterModel::ThrustRange() const {
           std::min(thrust_max, StaticThrust(map_rpm.back()))};
 }
 
-double ThrusterModel::CommandForThrust(double thrust) const {
-  const auto [lo, hi] = ThrustRange();
-  const double T = std::clamp(thrust, lo, hi);
+double ThrusterModel::CommandForThrust(double thrust) const { return CommandForThrust(thrust, ThrustRange()); }
+
+double ThrusterModel::CommandForThrust(double thrust, std::pair<double, double> range) const {
+  const double T = std::clamp(thrust, range.first, range.second);
   switch (input) {
     case ThrusterInput::kThrust: return T;
     case ThrusterInput::kRpm: return ShaftSpeedForThrust(T);

@@ -18,7 +18,7 @@ Matrix6X ThrusterSet::B_frd() const {
 
 void ThrusterSet::SetCommands(const mjModel*, mjData* d, const Eigen::VectorXd& thrust) const {
   for (size_t j = 0; j < actuators.size(); ++j) {
-    d->ctrl[actuators[j]] = models[j].CommandForThrust(thrust[static_cast<Eigen::Index>(j)]);
+    d->ctrl[actuators[j]] = CommandFor(static_cast<int>(j), thrust[static_cast<Eigen::Index>(j)]);
   }
 }
 

@@ -33,6 +33,11 @@ struct ThrusterSet {
   Matrix6X B_frd() const;
   // Sets each thruster's ctrl so that it gives `thrust` (N) in steady state.
   void SetCommands(const mjModel* m, mjData* d, const Eigen::VectorXd& thrust) const;
+  // Thruster j's command for `thrust` (N): ThrusterModel::CommandForThrust with the range
+  // kept here.
+  double CommandFor(int j, double thrust) const {
+    return models[static_cast<size_t>(j)].CommandForThrust(thrust, {thrust_min[j], thrust_max[j]});
+  }
   // The RL tasks' action scale, for thruster j: an action a is the fraction of its
   // reachable forward (a > 0) or reverse (a < 0) thrust. Neither clamps.
   double ThrustForAction(int j, double a) const { return a >= 0 ? a * thrust_max[j] : -a * thrust_min[j]; }

@@ -66,6 +66,9 @@ struct ThrusterModel {
   // The command that yields thrust T in steady state at zero advance speed (allocation
   // output to actuator ctrl). T is saturated to the thrust limits first.
   double CommandForThrust(double thrust) const;
+  // The same with the thrust range given (ThrustRange(), computed once by a caller that
+  // commands at every step: ThrusterSet keeps it).
+  double CommandForThrust(double thrust, std::pair<double, double> range) const;
 };
 
 // Piecewise-linear interpolation with end values held; x strictly increasing.

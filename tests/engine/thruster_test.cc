@@ -1,8 +1,10 @@
 // Copyright Nereid authors.
 // nereid.thruster and thrust allocation: maps, lag, inflow loss, saturation, errors.
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 
 #include <Eigen/Eigenvalues>
 #include <doctest/doctest.h>
@@ -190,6 +192,31 @@ TEST_CASE("thruster bad input names the instance, key and value") {
   CHECK(error(kThrustInput, "", true).find("actuator 't1' must act on a site") != std::string::npos);
   CHECK(error(std::string(kThrustInput) + "      <config key='time_constant' value='0.1'/>\n")
             .find("actuator 't1' has actdim=\"0\"; it needs actdim=\"1\"") != std::string::npos);
+}
+
+TEST_CASE("ThrusterSet::CommandFor equals ThrusterModel::CommandForThrust bit for bit") {
+  // the set keeps each thruster's ThrustRange; the command must not depend on where the
+  // range came from, over the range, its ends, beyond them, at 0 and +-0
+  for (const auto& [file, body] : {std::pair{"bluerov2_heavy/bluerov2_heavy.xml", "heavy"}, std::pair{"raybot/raybot.xml", "raybot"}}) {
+    auto sim = Simulation::LoadFile(test::ModelPath(file));
+    const ThrusterSet set = FindThrusters(sim->model(), mj_name2id(sim->model(), mjOBJ_BODY, body));
+    REQUIRE(set.actuators.size() == 8);
+    int compared = 0;
+    for (int j = 0; j < 8; ++j) {
+      const double lo = set.thrust_min[j], hi = set.thrust_max[j];
+      for (int k = -2200; k <= 2200; ++k) {
+        const double thrust = k <= -2100 ? lo * (1 + (-2100 - k) * 1e-3)
+                              : k >= 2100 ? hi * (1 + (k - 2100) * 1e-3)
+                                          : (k < 0 ? -lo : hi) * k / 2100.0;
+        for (const double t : {thrust, std::nextafter(thrust, 0.0), -0.0}) {
+          const double a = set.CommandFor(j, t), b = set.models[static_cast<size_t>(j)].CommandForThrust(t);
+          if (std::memcmp(&a, &b, sizeof a) != 0) FAIL_CHECK(file << " thruster " << j << " thrust " << t << ": " << a << " != " << b);
+          ++compared;
+        }
+      }
+    }
+    CHECK(compared == 8 * 4401 * 3);
+  }
 }
 
 TEST_CASE("allocation: exact where feasible, optimal under saturation") {
