@@ -375,8 +375,9 @@ def structure_et(rng, root, model_path):
     """One mutation of a parsed model; returns a description (root changed in place)."""
     pairs = [(parent, child) for parent in root.iter() for child in list(parent)]
     op = rng.choices(["delete", "duplicate", "del_attr", "set_attr", "memory", "timestep", "option",
-                      "keyframe", "inertial", "nest", "include", "no_extension", "passive", "transmission"],
-                     [14, 10, 10, 14, 8, 8, 10, 6, 6, 4, 4, 2, 6, 6])[0]
+                      "keyframe", "inertial", "nest", "include", "no_extension", "passive", "transmission",
+                      "controls"],
+                     [14, 10, 10, 14, 8, 8, 10, 6, 6, 4, 4, 2, 6, 6, 6])[0]
     if op == "delete" and pairs:
         parent, child = rng.choice(pairs)
         parent.remove(child)
@@ -498,6 +499,35 @@ def structure_et(rng, root, model_path):
         else:
             return f"no {what} for a transmission"
         return f"<{el.tag}> {what}={el.attrib.get(what, el.attrib.get('joint'))}"
+    if op == "controls":
+        # an actuator with 0 or several controls or force outputs (MuJoCo 3.14) put first,
+        # so that every later actuator's control and force sit past its own index
+        # (docs/design.md "Actuators, controls and force outputs")
+        joints = [el.attrib["name"] for el in root.iter("joint") if "name" in el.attrib]
+        sites = [el.attrib["name"] for el in root.iter("site") if "name" in el.attrib]
+        # a model that includes its vehicle names the vehicle's sites in its plugins' configs
+        sites += [el.attrib["value"] for el in root.iter("config")
+                  if el.attrib.get("key") == "site" and "value" in el.attrib]
+        section = ensure_element(root, "actuator")
+        kind = rng.choice(["pid", "dcmotor", "orientation"])
+        # on a named joint, else on a site (the shipped vehicles' joints are unnamed freejoints)
+        target = {"joint": rng.choice(joints)} if joints else {"site": rng.choice(sites)} if sites else None
+        if kind == "orientation" and len(sites) >= 2:
+            site, ref = rng.sample(sites, 2)
+            el = ET.Element("orientation", {"site": site, "refsite": ref, "kp": rng.choice(["1", "0", "-1", "nan"])})
+        elif kind in ("pid", "orientation") and target:
+            el = ET.Element("pid", {**target, "kp": "1",
+                                    "input": rng.choice(["pos vel", "pos vel ff", "vel", "ff", "pos pos", ""])})
+        elif target:
+            el = ET.Element("dcmotor", {**target, "input": rng.choice(["none", "voltage", "pos"]),
+                                        "motorconst": "0.01", "resistance": "1"})
+        else:
+            return f"no joint or site for a {kind}"
+        section.insert(0, el)
+        if rng.random() < 0.5:  # keyframes sized for the old controls would refuse the model
+            for kf in root.findall("keyframe"):
+                root.remove(kf)
+        return f"first actuator <{el.tag} {short(attrs(el))}>"
     if op == "no_extension":
         ext = root.find("extension")
         if ext is not None:
