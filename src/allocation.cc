@@ -18,7 +18,7 @@ Matrix6X ThrusterSet::B_frd() const {
 
 void ThrusterSet::SetCommands(const mjModel*, mjData* d, const Eigen::VectorXd& thrust) const {
   for (size_t j = 0; j < actuators.size(); ++j) {
-    d->ctrl[actuators[j]] = CommandFor(static_cast<int>(j), thrust[static_cast<Eigen::Index>(j)]);
+    d->ctrl[controls[j]] = CommandFor(static_cast<int>(j), thrust[static_cast<Eigen::Index>(j)]);
   }
 }
 
@@ -27,7 +27,7 @@ ThrusterSet FindThrusters(const mjModel* m, int body) {
   set.body = body;
   std::vector<int> instances = FindPluginInstances(m, kThrusterPlugin);
   std::vector<Vec6> columns;
-  for (int a = 0; a < m->nu; ++a) {
+  for (int a = 0; a < static_cast<int>(m->nactuator); ++a) {
     const int instance = m->actuator_plugin[a];
     if (instance < 0 || std::find(instances.begin(), instances.end(), instance) == instances.end()) continue;
     if (m->actuator_trntype[a] != mjTRN_SITE) continue;  // the plugin refuses these at load
@@ -38,13 +38,15 @@ ThrusterSet FindThrusters(const mjModel* m, int body) {
     mju_quat2Mat(R, m->site_quat + 4 * site);
     const Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> R_bs(R);
     const Vec3 r(m->site_pos[3 * site], m->site_pos[3 * site + 1], m->site_pos[3 * site + 2]);
-    const mjtNum* gear = m->actuator_gear + 6 * a;
+    const mjtNum* gear = m->actuator_gear + 6 * m->actuator_outadr[a];  // per force output
     const Vec3 force = R_bs * Vec3(gear[0], gear[1], gear[2]);
     const Vec3 torque = R_bs * Vec3(gear[3], gear[4], gear[5]);
     Vec6 column;
     column << force, r.cross(force) + torque;
     columns.push_back(column);
     set.actuators.push_back(a);
+    set.controls.push_back(m->actuator_ctrladr[a]);
+    set.outputs.push_back(m->actuator_outadr[a]);
     const char* name = mj_id2name(m, mjOBJ_ACTUATOR, a);
     set.names.push_back(name ? name : "#" + std::to_string(a));
     set.models.push_back(ThrusterModelFromModel(m, instance));

@@ -39,7 +39,8 @@ bool MuJoCoPassiveIsZero(const mjModel* m) {
       OrBits(m->dof_damping, m->nv) | OrBits(m->dof_dampingpoly, mjNPOLY * m->nv) |
       OrBits(m->tendon_stiffness, m->ntendon) | OrBits(m->tendon_stiffnesspoly, mjNPOLY * m->ntendon) |
       OrBits(m->tendon_damping, m->ntendon) | OrBits(m->tendon_dampingpoly, mjNPOLY * m->ntendon) |
-      OrBits(m->actuator_damping, m->nu) | OrBits(m->actuator_dampingpoly, mjNPOLY * m->nu);
+      OrBits(m->actuator_damping, m->nactuator) |
+      OrBits(m->actuator_dampingpoly, mjNPOLY * m->nactuator);
   return (bits << 1) == 0;
 }
 

@@ -51,13 +51,13 @@ std::vector<JointReaction> JointReactions(Simulation& sim, const std::vector<int
     extra[static_cast<size_t>(block.body)] +=
         AboutOrigin(R * w.head<3>(), R * w.tail<3>(), BodyPosition(d, block.body));
   }
-  for (int a = 0; a < m->nu; ++a) {
+  for (int a = 0; a < static_cast<int>(m->nactuator); ++a) {
     // thrusters: a force (and reaction torque) along the gear, in the site frame
     if (m->actuator_trntype[a] != mjTRN_SITE || m->actuator_trnid[2 * a + 1] >= 0) continue;
     const int s = m->actuator_trnid[2 * a];
     const Mat3 Rs = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(d->site_xmat + 9 * s);
-    const mjtNum* gear = m->actuator_gear + 6 * a;
-    const double f = d->actuator_force[a];
+    const mjtNum* gear = m->actuator_gear + 6 * m->actuator_outadr[a];  // gear and force: per force output
+    const double f = d->actuator_force[m->actuator_outadr[a]];
     const Vec3 point(d->site_xpos[3 * s], d->site_xpos[3 * s + 1], d->site_xpos[3 * s + 2]);
     extra[static_cast<size_t>(m->site_bodyid[s])] +=
         AboutOrigin(Rs * Vec3(gear[0], gear[1], gear[2]) * f, Rs * Vec3(gear[3], gear[4], gear[5]) * f, point);

@@ -65,7 +65,7 @@ void Simulation::RungeKutta4() {
 // load, in the constructor).
 void Simulation::Advance(const mjtNum* act_dot, const mjtNum* qacc, const mjtNum* qvel) {
   const mjtNum h = m_->opt.timestep;
-  for (int i = 0; i < m_->nu; ++i) {
+  for (int i = 0; i < static_cast<int>(m_->nactuator); ++i) {
     const int adr = m_->actuator_actadr[i];
     if (adr < 0) continue;
     const int group = m_->actuator_group[i];

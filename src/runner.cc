@@ -343,7 +343,7 @@ class RunRecorder {
     hold << d->time;
     for (const Stabilize& h : holds_) {
       hold << "," << h.roll() << "," << h.pitch();
-      for (int a : h.thrusters().actuators) hold << "," << d->ctrl[a];
+      for (int c : h.thrusters().controls) hold << "," << d->ctrl[c];
     }
     hold << "\n";
     holds_file_->Check();

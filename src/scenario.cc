@@ -811,6 +811,11 @@ void Scenario::Apply(Simulation& sim) {
   for (const Control& c : controls) {
     const int id = mj_name2id(m, mjOBJ_ACTUATOR, c.actuator.c_str());
     if (id < 0) r.Fail(c.path + "/actuator", "no actuator named '" + Excerpt(c.actuator) + "' in " + sim.source());
+    if (m->actuator_ctrlnum[id] != 1) {
+      r.Fail(c.path + "/actuator", "actuator '" + Excerpt(c.actuator) + "' takes " +
+                                       std::to_string(m->actuator_ctrlnum[id]) +
+                                       " controls; a scenario control sets an actuator with exactly one");
+    }
     control_ids_.push_back(id);
   }
   wrench_ids_.clear();
@@ -859,9 +864,10 @@ std::vector<Stabilize> Scenario::MakeStabilizers(const Simulation& sim) const {
 }
 
 void Scenario::ApplyInputs(Simulation& sim, double t) const {
+  const mjModel* m = sim.model();
   mjData* d = sim.data();
   for (size_t i = 0; i < controls.size() && i < control_ids_.size(); ++i) {
-    if (controls[i].time <= t) d->ctrl[control_ids_[i]] = controls[i].value;
+    if (controls[i].time <= t) d->ctrl[m->actuator_ctrladr[control_ids_[i]]] = controls[i].value;
   }
   if (wrenches.empty()) return;
   for (int id : wrench_ids_) mju_zero(d->xfrc_applied + 6 * id, 6);

@@ -552,11 +552,20 @@ std::vector<ConnectionReport> Simulation::ConnectionReports() const {
 void CheckControls(const mjModel* m, const mjtNum* ctrl, const std::string& what) {
   for (int i = 0; i < m->nu; ++i) {
     if (std::abs(ctrl[i]) <= mjMAXVAL) continue;  // false for NaN
-    const char* name = mj_id2name(m, mjOBJ_ACTUATOR, i);
+    // the actuator whose controls include control i (an actuator may take 0 or several:
+    // a <pid input="pos vel"> takes 2), named with its index among the actuators
+    int actuator = 0;
+    while (actuator + 1 < static_cast<int>(m->nactuator) && m->actuator_ctrladr[actuator + 1] <= i) ++actuator;
+    const char* name = mj_id2name(m, mjOBJ_ACTUATOR, actuator);
+    std::string which = "actuator " + (name ? "'" + Excerpt(name) + "' " : std::string()) + "(index " +
+                        std::to_string(actuator);
+    if (m->actuator_ctrlnum[actuator] != 1) {
+      which += ", its control " + std::to_string(i - m->actuator_ctrladr[actuator]) + " of " +
+               std::to_string(m->actuator_ctrlnum[actuator]);
+    }
     char value[32];
     std::snprintf(value, sizeof(value), "%g", ctrl[i]);
-    throw ConfigError(what + ": actuator " + (name ? "'" + Excerpt(name) + "' " : std::string()) + "(index " +
-                      std::to_string(i) + ") is " + value + "; controls must be finite and within +-" +
+    throw ConfigError(what + ": " + which + ") is " + value + "; controls must be finite and within +-" +
                       "1e10 (MuJoCo would zero every control with only a warning)");
   }
 }

@@ -76,9 +76,10 @@ mjModel* Load(const Parser& parse, const std::string& name, const SimulationOpti
   if (!m) fail(nullptr);
   // a NaN or infinite gear: MuJoCo's transmission would fill every dof's column of the
   // actuator's moment row (0 x NaN), beyond the room its compiler sized for that row
+  // (gear is per force output: actuator i's outputs start at actuator_outadr[i])
   for (int i = 0; i < static_cast<int>(m->nactuator); ++i) {
-    for (int k = 0; k < 6; ++k) {
-      const mjtNum g = m->actuator_gear[6 * i + k];
+    for (int k = 0; k < 6 * m->actuator_outnum[i]; ++k) {
+      const mjtNum g = m->actuator_gear[6 * m->actuator_outadr[i] + k];
       if (std::isfinite(g)) continue;
       const char* actuator = mj_id2name(m, mjOBJ_ACTUATOR, i);
       const std::string label = actuator ? std::string("'") + actuator + "'" : "#" + std::to_string(i);

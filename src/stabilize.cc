@@ -68,6 +68,8 @@ Stabilize::Stabilize(const Simulation& sim, const StabilizeSpec& spec, const std
     const size_t js = static_cast<size_t>(j);
     const Eigen::Index ks = static_cast<Eigen::Index>(k);
     thrusters_.actuators.push_back(all.actuators[js]);
+    thrusters_.controls.push_back(all.controls[js]);
+    thrusters_.outputs.push_back(all.outputs[js]);
     thrusters_.names.push_back(all.names[js]);
     thrusters_.models.push_back(all.models[js]);
     thrusters_.B.col(ks) = all.B.col(j);

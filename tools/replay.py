@@ -96,11 +96,15 @@ def command_map(model, log):
     for j, name in enumerate(log.names):
         a = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, name)
         if a < 0:
-            actuators = [model.actuator(i).name for i in range(model.nu)]
+            actuators = [model.actuator(i).name for i in range(model.nactuator)]
             raise InputError(f"{log.path}: column 'cmd.{name}': the model has no actuator '{name}' "
                              f"(it has {', '.join(actuators) or 'none'})")
-        lo, hi = model.actuator_ctrlrange[a]
-        limited = bool(model.actuator_ctrllimited[a])
+        if model.actuator_ctrlnum[a] != 1:
+            raise InputError(f"{log.path}: column 'cmd.{name}': actuator '{name}' takes "
+                             f"{model.actuator_ctrlnum[a]} controls; a logged command drives an actuator with one")
+        c = model.actuator_ctrladr[a]  # its control: ctrlrange and ctrllimited are per control
+        lo, hi = model.actuator_ctrlrange[c]
+        limited = bool(model.actuator_ctrllimited[c])
         if log.command_units == "normalized":
             if not limited:
                 raise InputError(f"{log.path}: column 'cmd.{name}': normalized commands need the actuator's ctrlrange")
@@ -134,9 +138,9 @@ def neutral_controls(model):
     """Controls for the actuators a log does not drive: 0, or the range's middle where 0 is out
     of range."""
     out = np.zeros(model.nu)
-    for a in range(model.nu):
-        lo, hi = model.actuator_ctrlrange[a]
-        out[a] = 0.5 * (lo + hi) if model.actuator_ctrllimited[a] and not lo <= 0 <= hi else 0.0
+    for c in range(model.nu):  # ctrlrange and ctrllimited are per control
+        lo, hi = model.actuator_ctrlrange[c]
+        out[c] = 0.5 * (lo + hi) if model.actuator_ctrllimited[c] and not lo <= 0 <= hi else 0.0
     return out
 
 
@@ -168,7 +172,7 @@ def simulate(model_path, log, meas, body=None, initial_velocity="kf"):
         while k + 1 < len(ct) and ct[k + 1] <= t + 1e-9:
             k += 1
             for j, (a, f) in enumerate(cmap):
-                data.ctrl[a] = f(log.commands.values[k, j])
+                data.ctrl[model.actuator_ctrladr[a]] = f(log.commands.values[k, j])
         out["p"][i] = data.xpos[b]
         out["quat"][i] = data.xquat[b]
         out["v"][i] = data.qvel[vadr:vadr + 3]

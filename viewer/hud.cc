@@ -61,11 +61,11 @@ void HudText(const mjModel* m, const mjData* d, int vehicle, const HudStatus& st
   if (!status.controller.empty()) line("controller", status.controller);
   line("camera", status.camera);
   if (status.recording) line("recording", "on");
-  for (int a = 0; a < m->nu; ++a) {
-    if (m->actuator_trntype[a] != mjTRN_SITE) continue;
+  for (int a = 0; a < static_cast<int>(m->nactuator); ++a) {
+    if (m->actuator_trntype[a] != mjTRN_SITE || m->actuator_ctrlnum[a] != 1) continue;
     const char* name = mj_id2name(m, mjOBJ_ACTUATOR, a);
     line(name ? name : "actuator " + std::to_string(a),
-         Format("cmd %+.2f  thrust %+.1f N", d->ctrl[a], d->actuator_force[a]));
+         Format("cmd %+.2f  thrust %+.1f N", d->ctrl[m->actuator_ctrladr[a]], d->actuator_force[m->actuator_outadr[a]]));
   }
   titles->pop_back();
   values->pop_back();

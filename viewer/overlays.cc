@@ -47,14 +47,14 @@ bool AddArrow(mjvScene* scn, Overlay overlay, const Vec3& from, const Vec3& vect
 
 bool AddThrust(const mjModel* m, const mjData* d, const ArrowScales& scales, double width,
                mjvScene* scn) {
-  for (int a = 0; a < m->nu; ++a) {
-    if (m->actuator_trntype[a] != mjTRN_SITE) continue;
+  for (int a = 0; a < static_cast<int>(m->nactuator); ++a) {
+    if (m->actuator_trntype[a] != mjTRN_SITE) continue;  // one force output, at actuator_outadr
     const int site = m->actuator_trnid[2 * a];
     const mjtNum* x = d->site_xpos + 3 * site;
     const mjtNum* R = d->site_xmat + 9 * site;
     const Vec3 axis(R[2], R[5], R[8]);  // the site's +z axis in the world
     if (!AddArrow(scn, Overlay::kThrust, Vec3(x[0], x[1], x[2]),
-                  scales.force * d->actuator_force[a] * axis, width)) {
+                  scales.force * d->actuator_force[m->actuator_outadr[a]] * axis, width)) {
       return false;
     }
   }

@@ -22,6 +22,9 @@ using Matrix6X = Eigen::Matrix<double, 6, Eigen::Dynamic>;
 struct ThrusterSet {
   int body = -1;
   std::vector<int> actuators;         // actuator ids, in model order
+  // each one's control in mjData.ctrl and force output in actuator_force (actuator_ctrladr,
+  // actuator_outadr: an actuator before it may take 0 or several controls or outputs)
+  std::vector<int> controls, outputs;
   std::vector<std::string> names;     // actuator names
   std::vector<ThrusterModel> models;  // each actuator's thruster type
   // B: column j is the wrench [force; moment] about the body origin, in MuJoCo's body

@@ -71,13 +71,15 @@ std::unique_ptr<Thruster> Thruster::Create(const mjModel* m, mjData*, int instan
   const ThrusterModel& model = t->model_;
   const std::string where = std::string(kName) + " instance '" + PluginInstanceName(m, instance) + "'";
   const int needed_act = model.time_constant > 0 ? 1 : 0;
-  for (int a = 0; a < m->nu; ++a) {
+  for (int a = 0; a < static_cast<int>(m->nactuator); ++a) {
     if (m->actuator_plugin[a] != instance) continue;
     if (m->actuator_trntype[a] != mjTRN_SITE) {
       throw ConfigError(where + ": actuator '" + ActuatorName(m, a) +
                         "' must act on a site (site=\"...\"): the thrust acts at the site");
     }
-    const double* gear = m->actuator_gear + 6 * a;
+    // gear and actuator_force are per force output: a site transmission has one, at
+    // actuator_outadr (an actuator before it may have several: an orientation servo 3)
+    const double* gear = m->actuator_gear + 6 * m->actuator_outadr[a];
     if (std::sqrt(gear[0] * gear[0] + gear[1] * gear[1] + gear[2] * gear[2]) == 0) {
       throw ConfigError(where + ": actuator '" + ActuatorName(m, a) +
                         "': gear has no force direction (use gear=\"0 0 1 0 0 0\" for the site's +z)");
@@ -95,13 +97,17 @@ std::unique_ptr<Thruster> Thruster::Create(const mjModel* m, mjData*, int instan
 }
 
 double Thruster::Command(const mjModel* m, const mjData* d, int a) const {
-  double u = d->ctrl[a];
+  // a plugin actuator has one control; MuJoCo places it, its ctrllimited and its ctrlrange
+  // at actuator_ctrladr (an actuator before it may take 0 or several: a <pid input="pos
+  // vel"> takes 2)
+  const int c = m->actuator_ctrladr[a];
+  double u = d->ctrl[c];
   // an ESC that receives no pulse (ctrl 0, as after mj_resetData) keeps the motor stopped
   if (model_.input == ThrusterInput::kPwm && u == 0) return std::nan("");
   // clamped to ctrlrange as MuJoCo clamps its own actuators' controls (unless the model's
   // options disable it: mjDSBL_CLAMPCTRL, read at every call)
-  if (m->actuator_ctrllimited[a] && !(m->opt.disableflags & mjDSBL_CLAMPCTRL)) {
-    u = std::clamp(u, m->actuator_ctrlrange[2 * a], m->actuator_ctrlrange[2 * a + 1]);
+  if (m->actuator_ctrllimited[c] && !(m->opt.disableflags & mjDSBL_CLAMPCTRL)) {
+    u = std::clamp(u, m->actuator_ctrlrange[2 * c], m->actuator_ctrlrange[2 * c + 1]);
   }
   return u;
 }
@@ -109,8 +115,8 @@ double Thruster::Command(const mjModel* m, const mjData* d, int a) const {
 double Thruster::AdvanceSpeed(const mjModel* m, const mjData* d, int a) const {
   const int site = m->actuator_trnid[2 * a];
   const Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> R(d->site_xmat + 9 * site);
-  const Vec3 axis = R * Vec3(m->actuator_gear[6 * a], m->actuator_gear[6 * a + 1],
-                             m->actuator_gear[6 * a + 2]).normalized();
+  const mjtNum* gear = m->actuator_gear + 6 * m->actuator_outadr[a];
+  const Vec3 axis = R * Vec3(gear[0], gear[1], gear[2]).normalized();
   mjtNum velocity[6];
   mj_objectVelocity(m, d, mjOBJ_SITE, site, velocity, 0);
   Vec3 v(velocity[3], velocity[4], velocity[5]);
@@ -137,13 +143,13 @@ void Thruster::Compute(const mjModel* m, mjData* d, int) noexcept {
     // its motor lag's shaft speed is frozen by MuJoCo's (and Nereid's RK4) advance
     const int group = m->actuator_group[a];
     if (group >= 0 && group <= 30 && (m->opt.disableactuator & (1 << group))) {
-      d->actuator_force[a] = 0;
+      d->actuator_force[m->actuator_outadr[a]] = 0;
       continue;
     }
     const double n = model_.time_constant > 0 ? d->act[m->actuator_actadr[a]]
                                               : model_.ShaftSpeed(Command(m, d, a));
     const double u_a = model_.thrust_loss > 0 ? AdvanceSpeed(m, d, a) : 0.0;
-    d->actuator_force[a] = model_.Thrust(n, u_a);
+    d->actuator_force[m->actuator_outadr[a]] = model_.Thrust(n, u_a);
   }
 }
 

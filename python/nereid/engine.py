@@ -189,9 +189,9 @@ def rollout(model, data, initial_state, control=None, *, nstep=None, nthread=1):
     nroll = init.shape[0]
     if control is None:
         if nstep is None:
-            raise ValueError("rollout: give control, or nstep for a model without actuators")
+            raise ValueError("rollout: give control, or nstep for a model without controls")
         if model.nu > 0:
-            raise ValueError(f"rollout: the model has {model.nu} actuators: control is required")
+            raise ValueError(f"rollout: the model has {model.nu} controls (data.ctrl): control is required")
         ctrl = np.zeros((nroll, _integer("rollout: nstep", nstep), 0))
     else:
         ctrl = _real_array("control", control)

@@ -78,7 +78,9 @@ class Vehicle:
             if model.body_rootid[model.jnt_bodyid[j]] == body and int(model.jnt_type[j]) in (
                     int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)):
                 self.joints.append(j)
-        for a in range(model.nu):
+        for a in range(model.nactuator):
+            if model.actuator_ctrlnum[a] != 1:
+                continue  # commanded by one number each (a <pid input="pos vel"> takes 2 controls)
             trn, obj = int(model.actuator_trntype[a]), model.actuator_trnid[a, 0]
             if trn == int(mujoco.mjtTrn.mjTRN_SITE):
                 owner = model.body_rootid[model.site_bodyid[obj]]
@@ -92,6 +94,10 @@ class Vehicle:
                 continue
             if owner == body:
                 self.thrusters.append(a)
+        # their controls' places in data.ctrl (an actuator before them may take 0 or several)
+        self.thruster_ctrl = [int(model.actuator_ctrladr[a]) for a in self.thrusters]
+        self.thruster_out = [int(model.actuator_outadr[a]) for a in self.thrusters]  # actuator_force
+        self.joint_ctrl = [int(model.actuator_ctrladr[a]) for a in self.joint_actuators]
         self.sensors = []       # (sensor id, plugin name, sensor name)
 
 
@@ -363,13 +369,13 @@ class Bridge:
                 except ValueError as e:  # e.g. a vehicle whose thrusters are not nereid.thruster
                     self._warn(f"{self._topic(v.name, 'wrench')}: {e}; ignored")
             if (v.name, "thrusters_normalized") in pending:
-                lo, hi = m.actuator_ctrlrange[v.thrusters, 0], m.actuator_ctrlrange[v.thrusters, 1]
+                lo, hi = m.actuator_ctrlrange[v.thruster_ctrl, 0], m.actuator_ctrlrange[v.thruster_ctrl, 1]
                 u = np.clip(pending[(v.name, "thrusters_normalized")], -1.0, 1.0)
-                d.ctrl[v.thrusters] = 0.5 * (lo + hi) + 0.5 * (hi - lo) * u
+                d.ctrl[v.thruster_ctrl] = 0.5 * (lo + hi) + 0.5 * (hi - lo) * u
             if (v.name, "thrusters") in pending:
-                d.ctrl[v.thrusters] = pending[(v.name, "thrusters")]
+                d.ctrl[v.thruster_ctrl] = pending[(v.name, "thrusters")]
             if (v.name, "joints") in pending:
-                d.ctrl[v.joint_actuators] = pending[(v.name, "joints")]
+                d.ctrl[v.joint_ctrl] = pending[(v.name, "joints")]
 
     def _stamp(self, stamp):
         """builtin_interfaces/Time of the simulated time (nanoseconds rounded)."""
@@ -405,7 +411,7 @@ class Bridge:
                 n = len(v.thrusters)
                 a.layout.dim = [MultiArrayDimension(label="command,thrust", size=2, stride=2 * n),
                                 MultiArrayDimension(label="thruster", size=n, stride=n)]
-                a.data = [float(x) for x in d.ctrl[v.thrusters]] + [float(x) for x in d.actuator_force[v.thrusters]]
+                a.data = [float(x) for x in d.ctrl[v.thruster_ctrl]] + [float(x) for x in d.actuator_force[v.thruster_out]]
                 self._out(self.pubs[(v.name, "thrusters")], a)
             if v.joints:
                 js = JointState()

@@ -37,12 +37,13 @@ def force_arrows(model, data, stepper, scale=0.02, min_force=1e-3):
     (Stepper.plugin_wrenches); connection: each active UK connection's force on body1.
     """
     arrows = []
-    for a in range(model.nu):
+    for a in range(model.nactuator):
         if model.actuator_trntype[a] != mujoco.mjtTrn.mjTRN_SITE:
             continue
         site = model.actuator_trnid[a, 0]
-        axis = data.site_xmat[site].reshape(3, 3) @ model.actuator_gear[a, :3]
-        f = data.actuator_force[a] * axis
+        out = model.actuator_outadr[a]  # gear and actuator_force are per force output (a site: one)
+        axis = data.site_xmat[site].reshape(3, 3) @ model.actuator_gear[out, :3]
+        f = data.actuator_force[out] * axis
         if np.linalg.norm(f) > min_force:
             p = data.site_xpos[site].copy()
             arrows.append(("thrust", p, p + scale * f))
@@ -88,7 +89,7 @@ def teleop_wrench(wrench, key):
 
 def first_vehicle(model):
     """The name of the first body that carries nereid.thruster actuators on sites, or None."""
-    for a in range(model.nu):
+    for a in range(model.nactuator):
         if model.actuator_trntype[a] == mujoco.mjtTrn.mjTRN_SITE and model.actuator_plugin[a] >= 0:
             return model.body(model.site_bodyid[model.actuator_trnid[a, 0]]).name
     return None

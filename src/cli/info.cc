@@ -39,7 +39,7 @@ int InfoCommand(const std::string& path) {
   const mjModel* m = sim->model();
   std::printf("%s: %d bodies, nq %d, nv %d, %d actuators, timestep %g s, MuJoCo %s\n", path.c_str(),
               static_cast<int>(m->nbody), static_cast<int>(m->nq), static_cast<int>(m->nv),
-              static_cast<int>(m->nu), m->opt.timestep, mj_versionString());
+              static_cast<int>(m->nactuator), m->opt.timestep, mj_versionString());
   for (const char* plugin : {kHydrodynamicsPlugin, kBuoyancyPlugin, kCurrentPlugin, kThrusterPlugin}) {
     for (int instance : FindPluginInstances(m, plugin)) {
       std::printf("  %s instance '%s'\n", plugin, PluginInstanceName(m, instance).c_str());

@@ -114,7 +114,7 @@ Eigen::VectorXd VehicleMpc::State(const mjData* d) const {
   const Eigen::VectorXd& tau = impl_->model.motor_time_constant;
   int j = 12;
   for (Eigen::Index i = 0; i < tau.size() && j < impl_->nx; ++i) {
-    if (tau[i] > 0) x[j++] = d->actuator_force[impl_->thrusters.actuators[static_cast<size_t>(i)]];
+    if (tau[i] > 0) x[j++] = d->actuator_force[impl_->thrusters.outputs[static_cast<size_t>(i)]];
   }
   return x;
 }

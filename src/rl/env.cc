@@ -35,7 +35,7 @@ void CheckActions(const float* actions, int rows, int size, const Task& task, co
     if (!std::isfinite(actions[i])) {
       const int actuator = task.action_actuator(i % size);
       std::string which;
-      if (actuator >= 0 && actuator < m->nu) {
+      if (actuator >= 0 && actuator < m->nactuator) {
         const char* name = mj_id2name(m, mjOBJ_ACTUATOR, actuator);
         which = std::string(" (actuator ") + (name ? "'" + Excerpt(name) + "', " : "") + "index " +
                 std::to_string(actuator) + ")";

@@ -64,7 +64,7 @@ class ThrusterVehicle {
     for (int j = 0; j < action_size(); ++j) {
       const double a = std::clamp(static_cast<double>(action[j]), -1.0, 1.0);
       const double thrust = thrusters_->ThrustForAction(j, a);
-      sim.data()->ctrl[thrusters_->actuators[static_cast<size_t>(j)]] = thrusters_->CommandFor(j, thrust);
+      sim.data()->ctrl[thrusters_->controls[static_cast<size_t>(j)]] = thrusters_->CommandFor(j, thrust);
     }
   }
 

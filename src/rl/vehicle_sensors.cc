@@ -82,7 +82,7 @@ EstimateData::~EstimateData() { mj_deleteData(data_); }
 
 void EstimateData::Begin(const mjModel* m, const mjData* truth) {
   data_->time = truth->time;
-  std::copy(truth->actuator_force, truth->actuator_force + m->nu, data_->actuator_force);
+  std::copy(truth->actuator_force, truth->actuator_force + m->nout, data_->actuator_force);
   model_ = m;
   stale_ = true;
 }

@@ -135,11 +135,12 @@ VmsController::VmsController(Simulation& sim, const VmsControllerSpec& spec, con
     }
     if (m->actuator_trntype[loop.actuator] != mjTRN_JOINT || m->actuator_trnid[2 * loop.actuator] != loop.joint ||
         m->actuator_gaintype[loop.actuator] != mjGAIN_FIXED || m->actuator_biastype[loop.actuator] != mjBIAS_NONE ||
-        m->actuator_dyntype[loop.actuator] != mjDYN_NONE || m->actuator_gear[6 * loop.actuator] == 0) {
+        m->actuator_dyntype[loop.actuator] != mjDYN_NONE || m->actuator_gear[6 * m->actuator_outadr[loop.actuator]] == 0) {
       Fail(source, js.path + "/actuator",
            "actuator '" + Excerpt(js.actuator) + "' must be a <motor> on joint '" + Excerpt(js.joint) + "' (torque = gear * ctrl)");
     }
-    loop.gear = m->actuator_gear[6 * loop.actuator] * m->actuator_gainprm[mjNGAIN * loop.actuator];
+    // gear is per force output (a motor has one), gainprm per actuator
+    loop.gear = m->actuator_gear[6 * m->actuator_outadr[loop.actuator]] * m->actuator_gainprm[mjNGAIN * loop.actuator];
     if (js.mode == JointLoopSpec::Mode::kPid) MakeStageFeedback(loop);
     loops_.push_back(loop);
   }
@@ -218,12 +219,12 @@ void VmsController::MakeStageFeedback(Loop& loop) {
   // for a joint transmission of gear g: b1 = -kp / g^2, b2 = -kd / g^2 give
   // torque = g g0 ctrl - kp q - kd qdot.
   mjModel* m = sim_.mutable_model();
-  const int a = loop.actuator;
-  const double g = m->actuator_gear[6 * a];
+  const int a = loop.actuator, c = m->actuator_ctrladr[a];  // its control: ctrllimited and ctrlrange are per control
+  const double g = m->actuator_gear[6 * m->actuator_outadr[a]];
   auto order = [](double x, double y) { return std::pair(std::min(x, y), std::max(x, y)); };
-  if (m->actuator_ctrllimited[a]) {
+  if (m->actuator_ctrllimited[c]) {
     std::tie(loop.torque_min, loop.torque_max) =
-        order(loop.gear * m->actuator_ctrlrange[2 * a], loop.gear * m->actuator_ctrlrange[2 * a + 1]);
+        order(loop.gear * m->actuator_ctrlrange[2 * c], loop.gear * m->actuator_ctrlrange[2 * c + 1]);
   }
   if (m->actuator_forcelimited[a]) {
     const auto [lo, hi] = order(g * m->actuator_forcerange[2 * a], g * m->actuator_forcerange[2 * a + 1]);
@@ -235,7 +236,7 @@ void VmsController::MakeStageFeedback(Loop& loop) {
   std::fill(bias, bias + mjNBIAS, 0.0);
   bias[1] = -loop.spec.kp / (g * g);
   bias[2] = -loop.spec.kd / (g * g);
-  m->actuator_ctrllimited[a] = 0;
+  m->actuator_ctrllimited[c] = 0;
   if (std::isfinite(loop.torque_min) || std::isfinite(loop.torque_max)) {
     m->actuator_forcelimited[a] = 1;
     const auto [lo, hi] = order(loop.torque_min / g, loop.torque_max / g);
@@ -328,7 +329,7 @@ void VmsController::Update(double dt) {
     if (!saturated) loop.integral += increment;
     loop.last_error = e;
     loop.last_dt = saturated ? 0.0 : dt;
-    d->ctrl[loop.actuator] =
+    d->ctrl[m->actuator_ctrladr[loop.actuator]] =
         (loop.spec.kp * r + loop.spec.kd * rate + loop.spec.ki * (loop.integral + 0.5 * loop.last_dt * e)) / loop.gear;
   }
   for (const Loop& loop : loops_) {
@@ -403,7 +404,7 @@ void VmsController::UpdateComputedTorque(double t) {
     double tau = -f[p];
     for (Eigen::Index i = 0; i < nf; ++i) tau += M(p, F[static_cast<size_t>(i)]) * a_F[i];
     for (Eigen::Index j = 0; j < np; ++j) tau += M(p, P[static_cast<size_t>(j)]) * aP[j];
-    d->ctrl[prescribed[static_cast<size_t>(k)]->actuator] = tau / prescribed[static_cast<size_t>(k)]->gear;
+    d->ctrl[m->actuator_ctrladr[prescribed[static_cast<size_t>(k)]->actuator]] = tau / prescribed[static_cast<size_t>(k)]->gear;
   }
 }
 

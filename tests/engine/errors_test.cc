@@ -416,6 +416,40 @@ TEST_CASE("scenario: names that do not exist in the model") {
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("scenario: a control on an actuator with 0 or several controls is refused") {
+  // MuJoCo 3.14: a <pid input="pos vel"> takes 2 controls, a <dcmotor input="none"> none;
+  // one scenario value cannot set either (the next actuator's control would be written)
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "nereid_errors_test_ctrlnum";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream(dir / "m.xml") << R"(<mujoco><worldbody><body><joint name="j" type="hinge"/>
+      <geom size="0.1"/></body></worldbody><actuator><pid name="servo" joint="j" kp="1" input="pos vel"/>
+      <motor name="torque" joint="j"/>
+      <dcmotor name="idle" joint="j" input="none" motorconst="0.01" resistance="1"/></actuator></mujoco>)";
+  }
+  auto sim = Simulation::LoadFile((dir / "m.xml").string());
+  for (const auto& [name, count] : {std::pair{"servo", 2}, std::pair{"idle", 0}}) {
+    Scenario s = Scenario::FromString(std::string(R"({"model": "m.xml", "controls": [{"actuator": ")") + name +
+                                          R"(", "value": 1}]})",
+                                      "case.json", dir.string());
+    CHECK_THROWS_WITH_AS(s.Apply(*sim),
+                         doctest::Contains((std::string("case.json: /controls/0/actuator: actuator '") + name + "' takes " +
+                                            std::to_string(count) +
+                                            " controls; a scenario control sets an actuator with exactly one")
+                                               .c_str()),
+                         ConfigError);
+  }
+  // the motor after the servo: actuator 1, whose control is ctrl[2]
+  Scenario ok = Scenario::FromString(R"({"model": "m.xml", "controls": [{"actuator": "torque", "value": 0.5}]})",
+                                     "case.json", dir.string());
+  ok.Apply(*sim);
+  ok.ApplyInputs(*sim, 0.0);
+  CHECK(sim->data()->ctrl[0] == 0);
+  CHECK(sim->data()->ctrl[1] == 0);
+  CHECK(sim->data()->ctrl[2] == 0.5);
+  std::filesystem::remove_all(dir);
+}
+
 }  // TEST_SUITE
 }  // namespace
 }  // namespace nereid

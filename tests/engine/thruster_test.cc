@@ -5,6 +5,7 @@
 #include <random>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <Eigen/Eigenvalues>
 #include <doctest/doctest.h>
@@ -192,6 +193,111 @@ TEST_CASE("thruster bad input names the instance, key and value") {
   CHECK(error(kThrustInput, "", true).find("actuator 't1' must act on a site") != std::string::npos);
   CHECK(error(std::string(kThrustInput) + "      <config key='time_constant' value='0.1'/>\n")
             .find("actuator 't1' has actdim=\"0\"; it needs actdim=\"1\"") != std::string::npos);
+}
+
+// MuJoCo 3.14 gives an actuator 0, 1 or several controls and force outputs: an
+// orientation servo takes 3 controls and has 3 outputs, a <pid input="pos vel ff"> takes 3
+// controls, a <dcmotor input="none"> none. Declared before the Heavy's thrusters, they
+// make thruster j actuator 3 + j, with control 6 + j and force output 5 + j: what reads
+// or writes a thruster's control, gear or force must use actuator_ctrladr and
+// actuator_outadr, not the actuator's index.
+std::string HeavyAfterMultiControlActuators() {
+  return R"(<mujoco model="heavy_multi_control">
+  <worldbody>
+    <site name="reference" pos="-4 0 -1"/>
+    <body name="float" pos="-4 0 -1">
+      <freejoint/>
+      <inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/>
+      <geom type="box" size="0.1 0.1 0.1" contype="0" conaffinity="0"/>
+      <site name="float_site"/>
+    </body>
+    <body name="arm" pos="4 0 -1">
+      <joint name="hinge" type="hinge" axis="0 0 1" damping="1"/>
+      <inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/>
+      <geom type="box" size="0.1 0.1 0.1" contype="0" conaffinity="0"/>
+    </body>
+  </worldbody>
+  <actuator>
+    <orientation name="gimbal" site="float_site" refsite="reference" kp="1"/>
+    <pid name="arm_pid" joint="hinge" kp="5" input="pos vel ff"/>
+    <dcmotor name="idle" joint="hinge" input="none" motorconst="0.01" resistance="1"/>
+  </actuator>
+  <include file=")" + test::ModelPath("bluerov2_heavy/bluerov2_heavy.xml") + R"("/>
+</mujoco>)";
+}
+// The options that load it: the Heavy's keyframe (sized for its own qpos and 8 controls) left out
+SimulationOptions WithoutKeyframes(SimulationOptions options = {}) {
+  options.edit = [](mjSpec* spec) {
+    while (mjsElement* key = mjs_firstElement(spec, mjOBJ_KEY)) mjs_delete(spec, key);
+  };
+  return options;
+}
+
+TEST_CASE("thrusters after actuators with 0 or several controls read and get their own controls") {
+  for (const Integrator integrator : {Integrator::kEuler, Integrator::kRK4}) {
+    SimulationOptions options;
+    options.integrator = integrator;
+    auto heavy = Simulation::LoadFile(test::ModelPath("bluerov2_heavy/bluerov2_heavy.xml"), options);
+    auto multi = Simulation::LoadString(HeavyAfterMultiControlActuators(), WithoutKeyframes(options), "heavy_multi_control");
+    const mjModel* m = multi->model();
+    REQUIRE(m->nactuator == 11);
+    REQUIRE(m->nu == 14);
+    REQUIRE(m->nout == 13);
+    const int vehicle = mj_name2id(m, mjOBJ_BODY, "heavy");
+    const ThrusterSet set = FindThrusters(m, vehicle);
+    const ThrusterSet reference = FindThrusters(heavy->model(), mj_name2id(heavy->model(), mjOBJ_BODY, "heavy"));
+    REQUIRE(set.actuators.size() == 8);
+    CHECK(set.actuators.front() == 3);
+    CHECK(set.controls.front() == 6);
+    CHECK(set.outputs.front() == 5);
+    CHECK((set.B - reference.B).cwiseAbs().maxCoeff() == 0);
+    // SetCommands writes each thruster's control and leaves the servos' six alone
+    Eigen::VectorXd thrust(8);
+    thrust << 10, -5, 8, 3, -12, 6, -2, 15;
+    mju_zero(multi->data()->ctrl, static_cast<int>(m->nu));
+    set.SetCommands(m, multi->data(), thrust);
+    for (int k = 0; k < 6; ++k) CHECK(multi->data()->ctrl[k] == 0);
+    for (int j = 0; j < 8; ++j) CHECK(multi->data()->ctrl[6 + j] == set.CommandFor(j, thrust[j]));
+    reference.SetCommands(heavy->model(), heavy->data(), thrust);
+    // the vehicle moves as the Heavy alone under the same commands (the arm is another
+    // tree, without contacts; so is the float), with either integrator
+    for (int step = 0; step < 200; ++step) {
+      REQUIRE(heavy->TryStep());
+      REQUIRE(multi->TryStep());
+    }
+    for (int j = 0; j < 8; ++j) {
+      CHECK(multi->data()->actuator_force[set.outputs[static_cast<size_t>(j)]] ==
+            doctest::Approx(heavy->data()->actuator_force[reference.outputs[static_cast<size_t>(j)]]).epsilon(1e-12));
+    }
+    const mjtNum* p = multi->data()->xpos + 3 * vehicle;
+    const mjtNum* q = heavy->data()->xpos + 3 * mj_name2id(heavy->model(), mjOBJ_BODY, "heavy");
+    MESSAGE("vehicle displaced by " << mju_dist3(q, heavy->model()->body_pos + 3) << " m in 1 s");
+    CHECK(mju_dist3(q, heavy->model()->body_pos + 3) > 0.05);  // it moved
+    CHECK(mju_dist3(p, q) <= 1e-12);
+  }
+}
+
+TEST_CASE("a non-finite control is named by its actuator, also past actuators with 0 or several controls") {
+  auto multi = Simulation::LoadString(HeavyAfterMultiControlActuators(), WithoutKeyframes(), "heavy_multi_control");
+  const mjModel* m = multi->model();
+  std::vector<mjtNum> ctrl(static_cast<size_t>(m->nu), 0.0);
+  ctrl[4] = std::nan("");
+  CHECK_THROWS_WITH_AS(CheckControls(m, ctrl.data(), "data.ctrl"),
+                       "data.ctrl: actuator 'arm_pid' (index 1, its control 1 of 3) is nan; controls must be finite "
+                       "and within +-1e10 (MuJoCo would zero every control with only a warning)",
+                       ConfigError);
+  ctrl[4] = 0;
+  ctrl[2] = std::nan("");
+  CHECK_THROWS_WITH_AS(CheckControls(m, ctrl.data(), "data.ctrl"),
+                       doctest::Contains("data.ctrl: actuator 'gimbal' (index 0, its control 2 of 3) is nan"), ConfigError);
+  ctrl[2] = 0;
+  ctrl[6] = INFINITY;  // thruster 1: actuator 3 (the dcmotor, index 2, has no control)
+  CHECK_THROWS_WITH_AS(CheckControls(m, ctrl.data(), "data.ctrl"), doctest::Contains("data.ctrl: actuator 'thr1' (index 3) is inf"),
+                       ConfigError);
+  ctrl[6] = 0;
+  ctrl[13] = -1e11;
+  CHECK_THROWS_WITH_AS(CheckControls(m, ctrl.data(), "data.ctrl"), doctest::Contains("data.ctrl: actuator 'thr8' (index 10) is -1e+11"),
+                       ConfigError);
 }
 
 TEST_CASE("ThrusterSet::CommandFor equals ThrusterModel::CommandForThrust bit for bit") {

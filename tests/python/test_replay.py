@@ -103,3 +103,22 @@ def test_a_pose_jump_that_makes_the_simulation_diverge_is_an_error(tmp_path):
         code = identify_tool.main(["free", str(jump), "--model", model, "--dofs", "heave", "--max-evaluations", "2",
                                    "--out", str(tmp_path / "fit.json")])
     assert code == 1 and f"{jump}: the simulation from the log's first pose and velocity diverged" in out.getvalue()
+
+
+def test_neutral_controls_past_actuators_with_zero_or_several_controls(heavy_behind_multi_control_actuators):
+    """MuJoCo 3.14: an orientation servo and a <pid input="pos vel ff"> take 3 controls
+    each, a <dcmotor input="none"> none; the Heavy's thrusters after them (actuators 3-10)
+    hold controls 6-13, which a log's undriven thrusters set to their PWM range's middle; a
+    logged command for the pid is refused."""
+    model = heavy_behind_multi_control_actuators
+    neutral = replay_tool.neutral_controls(model)
+    assert neutral.shape == (14,)
+    assert list(neutral[:6]) == [0.0] * 6
+    assert list(neutral[6:]) == [1500.0] * 8
+
+    class Log:
+        names = ["arm_pid"]
+        path = "log.csv"
+        command_units = "pwm"
+    with pytest.raises(replay_tool.InputError, match="actuator 'arm_pid' takes 3 controls"):
+        replay_tool.command_map(model, Log())

@@ -56,3 +56,29 @@ def test_teleop_drives_through_the_allocation():
         s.drive("sub", list(w))
     with pytest.raises(ValueError, match="expected 6 values"):
         s.drive("heavy", [1.0])
+
+
+def test_actuators_with_zero_or_several_controls_before_the_thrusters(heavy_behind_multi_control_actuators):
+    """MuJoCo 3.14: an orientation servo takes 3 controls and has 3 force outputs, a <pid
+    input="pos vel ff"> takes 3 controls and a <dcmotor input="none"> none, so the Heavy's
+    thrusters after them are actuators 3-10 with controls 6-13 and force outputs 5-12. The
+    viewer's arrows and the ROS bridge's vehicle go by actuator and by actuator_ctrladr
+    (tools/replay.py: test_replay.py)."""
+    from nereid import ros
+    model = heavy_behind_multi_control_actuators
+    assert (model.nu, model.nactuator, model.nout) == (14, 11, 13)
+    data = nereid.make_data(model)
+    data.ctrl[6:] = 1700.0
+    nereid.forward(model, data)
+    arrows = viewer.force_arrows(model, data, nereid.stepper(model, data), scale=0.02)
+    assert [k for k, _, _ in arrows].count("thrust") == 8
+    vehicle = ros.Vehicle(model, mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, "heavy"))
+    assert vehicle.thrusters == list(range(3, 11))
+    assert vehicle.thruster_ctrl == list(range(6, 14))
+    assert vehicle.thruster_out == list(range(5, 13))
+    arm = ros.Vehicle(model, mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, "arm"))
+    assert arm.joint_actuators == []  # neither the 3-control pid nor the 0-control motor
+    # each thruster's arrow: its own force (output 5 + j), 2 cm per newton
+    lengths = [np.linalg.norm(end - start) for kind, start, end in arrows if kind == "thrust"]
+    assert lengths == pytest.approx([0.02 * abs(f) for f in data.actuator_force[5:13]], rel=1e-12)
+    assert min(lengths) > 0
