@@ -253,7 +253,7 @@ const JsonObject kControlKeys{
         Key("value", T::kNumber).Required().Units("actuator's").Means("the ctrl value"),
     },
     false,
-    "ctrl[actuator] = value from `time` on"};
+    "the actuator's control (ctrl[actuator_ctrladr]) = value from `time` on"};
 
 const JsonObject kWrenchKeys{
     "wrenches",

@@ -50,7 +50,7 @@ void Rollout(mjModel* m, long nroll, long nstep, const mjtNum* initial_state, co
                       "(the threads share it)");
   }
   const RolloutSizes n = RolloutSizesOf(m);
-  if (n.nu > 0 && !control && nstep > 0) throw ConfigError("rollout: the model has actuators: controls are required");
+  if (n.nu > 0 && !control && nstep > 0) throw ConfigError("rollout: the model has controls (nu > 0): controls are required");
   if (control && n.nu > 0) {  // before any thread starts: MuJoCo would zero such controls silently
     const long total = nroll * nstep * n.nu;
     for (long i = 0; i < total; ++i) {

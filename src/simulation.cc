@@ -560,8 +560,8 @@ void CheckControls(const mjModel* m, const mjtNum* ctrl, const std::string& what
     std::string which = "actuator " + (name ? "'" + Excerpt(name) + "' " : std::string()) + "(index " +
                         std::to_string(actuator);
     if (m->actuator_ctrlnum[actuator] != 1) {
-      which += ", its control " + std::to_string(i - m->actuator_ctrladr[actuator]) + " of " +
-               std::to_string(m->actuator_ctrlnum[actuator]);
+      which += ", its control " + std::to_string(i - m->actuator_ctrladr[actuator] + 1) + " of " +
+               std::to_string(m->actuator_ctrlnum[actuator]);  // counted from 1
     }
     char value[32];
     std::snprintf(value, sizeof(value), "%g", ctrl[i]);

@@ -43,7 +43,7 @@ def _setup(model_path, log, meas, initial_velocity, time_offset):
     idx = np.searchsorted(log.commands.t + time_offset, ts[:-1] + 1e-9, side="right") - 1
     ok = idx >= 0
     for j, (a, f) in enumerate(cmap):
-        ctrl[ok, a] = [f(x) for x in log.commands.values[idx[ok], j]]
+        ctrl[ok, model.actuator_ctrladr[a]] = [f(x) for x in log.commands.values[idx[ok], j]]  # a: the actuator
     return init, ctrl, ts, (qadr, vadr, model.nq)
 
 

@@ -37,7 +37,7 @@ struct Scenario {
     std::string name, path;
     std::optional<double> q, qd;
   };
-  struct Control {          // ctrl[actuator] = value from `time` on
+  struct Control {          // the actuator's one control = value from `time` on
     std::string actuator, path;
     double time = 0, value = 0;
   };

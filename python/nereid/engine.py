@@ -173,7 +173,7 @@ def rollout(model, data, initial_state, control=None, *, nstep=None, nthread=1):
 
     initial_state: (nroll, nstate) or (nstate,) full physics states (nereid.get_state);
     control: (nroll, nstep, nu), or (nstep, nu) for the same controls in every rollout
-    (None when the model has no actuators; then give nstep). Returns (state, sensordata):
+    (None when the model has no controls, nu = 0; then give nstep). Returns (state, sensordata):
     (nroll, nstep, nstate) states after each step and (nroll, nstep, nsensordata) sensor
     values as each step leaves them. The engine and constraint method are those of `data`'s
     Stepper (nereid.load or nereid.stepper); `data` itself is not changed: every thread

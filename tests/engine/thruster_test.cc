@@ -283,13 +283,13 @@ TEST_CASE("a non-finite control is named by its actuator, also past actuators wi
   std::vector<mjtNum> ctrl(static_cast<size_t>(m->nu), 0.0);
   ctrl[4] = std::nan("");
   CHECK_THROWS_WITH_AS(CheckControls(m, ctrl.data(), "data.ctrl"),
-                       "data.ctrl: actuator 'arm_pid' (index 1, its control 1 of 3) is nan; controls must be finite "
+                       "data.ctrl: actuator 'arm_pid' (index 1, its control 2 of 3) is nan; controls must be finite "
                        "and within +-1e10 (MuJoCo would zero every control with only a warning)",
                        ConfigError);
   ctrl[4] = 0;
   ctrl[2] = std::nan("");
   CHECK_THROWS_WITH_AS(CheckControls(m, ctrl.data(), "data.ctrl"),
-                       doctest::Contains("data.ctrl: actuator 'gimbal' (index 0, its control 2 of 3) is nan"), ConfigError);
+                       doctest::Contains("data.ctrl: actuator 'gimbal' (index 0, its control 3 of 3) is nan"), ConfigError);
   ctrl[2] = 0;
   ctrl[6] = INFINITY;  // thruster 1: actuator 3 (the dcmotor, index 2, has no control)
   CHECK_THROWS_WITH_AS(CheckControls(m, ctrl.data(), "data.ctrl"), doctest::Contains("data.ctrl: actuator 'thr1' (index 3) is inf"),
@@ -359,7 +359,7 @@ TEST_CASE("allocation: exact where feasible, optimal under saturation") {
   set.SetCommands(sim->model(), sim->data(), s);
   sim->Forward();
   for (size_t j = 0; j < set.actuators.size(); ++j) {
-    CHECK(sim->data()->actuator_force[set.actuators[j]] ==
+    CHECK(sim->data()->actuator_force[set.outputs[j]] ==
           doctest::Approx(s[static_cast<Eigen::Index>(j)]).epsilon(1e-9));
   }
 }

@@ -268,7 +268,7 @@ TEST_CASE("Every plan and every step of a run respects the thrust and velocity b
     const Eigen::VectorXd x = follower.mpc().State(d);
     max_velocity = std::max(max_velocity, x.segment<6>(6).cwiseAbs().maxCoeff());
     for (size_t i = 0; i < thrusters.actuators.size(); ++i) {
-      const double f = d->actuator_force[thrusters.actuators[i]];
+      const double f = d->actuator_force[thrusters.outputs[i]];
       max_thrust_excess = std::max({max_thrust_excess, f - 36.0, -28.0 - f});
     }
   }

@@ -574,7 +574,9 @@ TEST_SUITE("viewer_hud") {
     CHECK(values.find("0.0 deg") != std::string::npos);
     CHECK(values.find("depth\n") != std::string::npos);
     int site_actuators = 0;
-    for (int a = 0; a < sim->model()->nu; ++a) site_actuators += sim->model()->actuator_trntype[a] == mjTRN_SITE;
+    for (int a = 0; a < static_cast<int>(sim->model()->nactuator); ++a) {
+      site_actuators += sim->model()->actuator_trntype[a] == mjTRN_SITE;
+    }
     CHECK(CountLines(titles) == 7 + site_actuators);
     // a scenario's controller gets a line of its own, before the camera's
     status.controller = "path: point 3 of 10, 0.050 m from it";
