@@ -28,7 +28,6 @@ void SiteTransmission(const mjModel* m, mjData* d, std::vector<int>* chain) {
     for (int k = 0; k < 2; ++k) {
       for (int r = 0; r < 3; ++r) w[3 * k + r] = R[3 * r] * gear[3 * k] + R[3 * r + 1] * gear[3 * k + 1] + R[3 * r + 2] * gear[3 * k + 2];
     }
-
     // the site's dofs, increasing (mj_jac walks them from the last one to the root)
     const int body = m->body_weldid[m->site_bodyid[site]];
     int n = 0;

@@ -26,8 +26,9 @@ bool PlainSiteTransmissions(const mjModel* m);
 // mju_mulMatTVec does; exact zeros left out of the sparse row). One difference, on purpose:
 // with a NaN or infinite gear (refused at load; written into the model afterwards) MuJoCo's
 // dense product puts 0 x NaN = NaN into every dof's column and writes the row past the room
-// its compiler sized for it; here the row keeps the site's chain. `chain` is scratch space. Compiled without contracting a * b + c
-// into fused multiply-adds (src/CMakeLists.txt), as MuJoCo's own build is.
+// its compiler sized for it; here the row keeps the site's chain. `chain` is scratch
+// space. Compiled without contracting a * b + c into fused multiply-adds
+// (src/CMakeLists.txt), as MuJoCo's own build is.
 void SiteTransmission(const mjModel* m, mjData* d, std::vector<int>* chain);
 
 }  // namespace nereid
