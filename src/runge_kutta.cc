@@ -60,6 +60,72 @@ void Simulation::RungeKutta4() {
   Advance(dX + 2 * nv, dX + nv, dX);
 }
 
+namespace {
+
+// The states of a MuJoCo 3.14 <dcmotor> (mjDYN_DCMOTOR), in the order MuJoCo lays them out
+// in act: slew limit (dynprm[7] > 0), PI integral (gainprm[5] > 0), temperature
+// (dynprm[2] > 0), LuGre bristle (dynprm[5] > 0), current (dynprm[0] > 0, the electrical
+// time constant L / R). -1 where the motor has no such state.
+struct DcMotorStates {
+  int slew = -1, integral = -1, temperature = -1, bristle = -1, current = -1;
+  DcMotorStates(const mjtNum* dynprm, const mjtNum* gainprm) {
+    int next = 0;
+    if (dynprm[7] > 0) slew = next++;
+    if (gainprm[5] > 0) integral = next++;
+    if (dynprm[2] > 0) temperature = next++;
+    if (dynprm[5] > 0) bristle = next++;
+    if (dynprm[0] > 0) current = next++;
+  }
+};
+
+// A first-order lag of time constant tau after a step of h, from its state x and rate now:
+// x + rate tau (1 - e^(-h/tau)), exact for dx/dt = (u - x) / tau with u held over the step
+mjtNum ExactLag(mjtNum x, mjtNum rate, mjtNum tau, mjtNum h) {
+  tau = mju_max(mjMINVAL, tau);
+  return x + rate * tau * (1 - mju_exp(-h / tau));
+}
+
+// Actuator i's state at act[adr] after one step of h at `rate` (its act_dot), as MuJoCo
+// 3.14 advances it (mj_advance): exact for a filterexact lag and for a DC motor's current
+// and LuGre bristle, the integral clamped to the DC motor's Imax, Euler otherwise; then
+// the actuator's actrange (DC motors excepted).
+mjtNum NextActivation(const mjModel* m, const mjData* d, int i, int adr, mjtNum rate) {
+  const mjtNum h = m->opt.timestep;
+  const mjtNum* dynprm = m->actuator_dynprm + i * mjNDYN;
+  const int type = m->actuator_dyntype[i];
+  mjtNum act = d->act[adr];
+  if (type == mjDYN_FILTEREXACT) {
+    act = ExactLag(act, rate, dynprm[0], h);
+  } else if (type == mjDYN_DCMOTOR) {
+    const DcMotorStates states(dynprm, m->actuator_gainprm + i * mjNGAIN);
+    const int state = adr - m->actuator_actadr[i];
+    if (state == states.current) {
+      act = ExactLag(act, rate, dynprm[0], h);
+    } else if (state == states.bristle) {
+      // dz/dt = -sigma0 |v| / g(v) z + v with the joint's speed v held over the step:
+      // z(h) = e^(a h) z + (e^(a h) - 1) / a v, g the Stribeck curve between the Coulomb
+      // and static friction (biasprm 3, 4) over the Stribeck speed (biasprm 5)
+      const mjtNum* biasprm = m->actuator_biasprm + i * mjNBIAS;
+      const mjtNum v = d->actuator_velocity[m->actuator_outadr[i]];
+      const mjtNum ratio = v / mju_max(mjMINVAL, biasprm[5]);
+      const mjtNum g = biasprm[3] + (biasprm[4] - biasprm[3]) * mju_exp(-ratio * ratio);
+      const mjtNum a = -dynprm[5] * mju_abs(v) / mju_max(mjMINVAL, g);
+      const mjtNum decay = mju_exp(a * h);
+      act = decay * act + (mju_abs(a) > mjMINVAL ? (decay - 1) / a : h) * v;
+    } else {
+      act += rate * h;  // slew, integral, temperature
+      if (state == states.integral && dynprm[8] > 0) act = mju_clip(act, -dynprm[8], dynprm[8]);
+    }
+    return act;
+  } else {
+    act += rate * h;
+  }
+  if (m->actuator_actlimited[i]) act = mju_clip(act, m->actuator_actrange[2 * i], m->actuator_actrange[2 * i + 1]);
+  return act;
+}
+
+}  // namespace
+
 // MuJoCo's (internal) mj_advance: activations, velocities, positions, time, plugin
 // advance, warm start. Sleep and sensor/actuator history are not supported (refused at
 // load, in the constructor).
@@ -70,20 +136,7 @@ void Simulation::Advance(const mjtNum* act_dot, const mjtNum* qacc, const mjtNum
     if (adr < 0) continue;
     const int group = m_->actuator_group[i];
     const bool disabled = group >= 0 && group <= 30 && (m_->opt.disableactuator & (1 << group));
-    for (int j = adr; j < adr + m_->actuator_actnum[i]; ++j) {
-      const mjtNum rate = disabled ? 0 : act_dot[j];
-      mjtNum act = d_->act[j];
-      if (m_->actuator_dyntype[i] == mjDYN_FILTEREXACT) {
-        const mjtNum tau = mju_max(mjMINVAL, m_->actuator_dynprm[i * mjNDYN]);
-        act += rate * tau * (1 - mju_exp(-h / tau));
-      } else {
-        act += rate * h;
-      }
-      if (m_->actuator_actlimited[i]) {
-        act = mju_clip(act, m_->actuator_actrange[2 * i], m_->actuator_actrange[2 * i + 1]);
-      }
-      d_->act[j] = act;
-    }
+    for (int j = adr; j < adr + m_->actuator_actnum[i]; ++j) d_->act[j] = NextActivation(m_, d_, i, j, disabled ? 0 : act_dot[j]);
   }
   mju_addToScl(d_->qvel, qacc, h, static_cast<int>(m_->nv));
   mj_integratePos(m_, d_->qpos, qvel, h);

@@ -133,6 +133,38 @@ const std::string kMarineContacts = R"(
   <actuator><position joint='elbow' kp='5' armature='0.01'/></actuator>
 </mujoco>)";
 
+// MuJoCo 3.14's actuators with states of their own: a PID with its integral (2 controls:
+// position and velocity targets); a DC motor with all five of its states (slew limit, PI
+// integral with its clamp Imax, temperature, LuGre bristle, current) and one with its
+// current only; a velocity integrator with an activation range. Each state is advanced
+// its own way at the end of the step (exactly for the current and the bristle), which
+// Nereid's RK4 does itself
+const char kActuatorStates[] = R"(
+<mujoco model='actuator states'>
+  <option timestep='0.002'/>
+  <worldbody>
+    <body name='l1' pos='0 0 1'>
+      <joint name='j1' type='hinge' axis='0 1 0' damping='0.1'/>
+      <geom type='capsule' fromto='0 0 0 0.5 0 0' size='0.05'/>
+      <body name='l2' pos='0.5 0 0'>
+        <joint name='j2' type='hinge' axis='0 1 0' damping='0.05'/>
+        <geom type='capsule' fromto='0 0 0 0.4 0 0' size='0.04'/>
+        <body name='l3' pos='0.4 0 0'>
+          <joint name='j3' type='slide' axis='1 0 0' damping='0.2'/>
+          <geom type='box' size='0.05 0.05 0.05'/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <actuator>
+    <pid joint='j1' kp='4' ki='2' kv='0.3' input='pos vel'/>
+    <dcmotor joint='j2' resistance='2' motorconst='0.05' input='pos vel' controller='1 0.5 0.1 1 0.2'
+             inductance='0.01' thermal='1 2' lugre='0.3 0.4 0.5 12 0.02'/>
+    <dcmotor joint='j3' resistance='2' inductance='0.01' motorconst='0.05'/>
+    <intvelocity joint='j3' kp='3' actrange='-0.4 0.4'/>
+  </actuator>
+</mujoco>)";
+
 void Excite(mjData* d, const mjModel* m) {
   for (int i = 0; i < m->nv; ++i) d->qvel[i] = 0.3 * std::sin(1.0 + i);
   for (int i = 0; i < m->nu; ++i) d->ctrl[i] = 0.4 + 0.1 * i;
@@ -166,8 +198,8 @@ double Compare(const char* xml, Integrator integrator, int steps) {
 
 TEST_SUITE("step_equivalence") {
 
-TEST_CASE("marine off: Nereid step == mj_step (Euler, RK4, implicitfast), three models") {
-  for (const char* xml : {kChain, kContacts, kEquality}) {
+TEST_CASE("marine off: Nereid step == mj_step (Euler, RK4, implicitfast), four models") {
+  for (const char* xml : {kChain, kContacts, kEquality, kActuatorStates}) {
     for (Integrator integrator : {Integrator::kEuler, Integrator::kRK4, Integrator::kImplicitFast}) {
       CAPTURE(ToString(integrator));
       const double error = Compare(xml, integrator, 600);
