@@ -375,6 +375,7 @@ def build_parser():
     f.add_argument("--dofs", default="surge,yaw", help="the dofs whose damping is fitted")
     f.add_argument("--initial-velocity", choices=("kf", "zero"), default="kf")
     f.add_argument("--time-offset", type=float, default=0.0, help="s: the log's commands are this late")
+    f.add_argument("--body", help="the vehicle's body (default: the free body the logged actuators move)")
     f.add_argument("--max-evaluations", type=int, default=200)
     f.add_argument("--added-mass", action="store_true", help="fit the dofs' diagonal added mass too")
     f.add_argument("--out")

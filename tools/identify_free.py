@@ -14,6 +14,7 @@ thrust, added mass and Coriolis terms, and is the comparison seed 000 §4.2 make
 one simulation per evaluation (a C++ rollout: milliseconds for a minute of trial).
 """
 import os
+import re
 
 import numpy as np
 
@@ -25,10 +26,25 @@ import replay as replay_tool
 from identify import InputError, _model_config, _write_json, write_damping_model
 
 
-def _setup(model_path, log, meas, initial_velocity, time_offset):
+def _hydrodynamics_body(model_path):
+    """The body of MODEL.xml's first nereid.hydrodynamics instance (the one whose coefficients
+    identify free fits and writes), or None when the file does not say."""
+    with open(model_path, encoding="utf-8") as f:
+        xml = f.read()
+    block = re.search(r'<plugin\s+plugin="nereid\.hydrodynamics"\s*>(.*?)</plugin>', xml, re.S)
+    key = block and re.search(r'<config\s+key="body"\s+value="([^"]*)"', block.group(1))
+    return key.group(1) if key else None
+
+
+def _setup(model_path, log, meas, initial_velocity, time_offset, body=None):
     """The control sequence (nstep, nu) and step times from the log, and the initial state."""
     model, data = nereid.load(model_path)
-    b = replay_tool._vehicle(model, None)
+    b = replay_tool._vehicle(model, body, log)
+    fitted = _hydrodynamics_body(model_path)
+    if fitted is not None and fitted != model.body(b).name:
+        raise InputError(f"{model_path} (--model): identify free fits the first nereid.hydrodynamics instance, "
+                         f"body '{fitted}', but the trial's vehicle is body '{model.body(b).name}'"
+                         + ("" if body else " (the free body the logged actuators move; --body names another)"))
     jnt = model.body_jntadr[b]
     qadr, vadr = model.jnt_qposadr[jnt], model.jnt_dofadr[jnt]
     t0, t1 = meas["t"][0], meas["t"][-1]
@@ -91,7 +107,7 @@ def free(args):
             raise InputError(f"{e} (--added-mass fits the diagonal: the model's added_mass must be six values, "
                              "the diagonal form)") from None
     n = len(k)
-    init, ctrl, ts, layout = _setup(args.model, log, meas, args.initial_velocity, args.time_offset)
+    init, ctrl, ts, layout = _setup(args.model, log, meas, args.initial_velocity, args.time_offset, args.body)
     evaluations = [0]
 
     def simulate(theta):

@@ -72,7 +72,35 @@ def measured_motion(log, q=None, r=None):
     return {"t": t, "p": p_body, "p_filtered": p, "v": v, "w": w, "quat": quat}
 
 
-def _vehicle(model, body):
+def _free_root(model, b):
+    """The body with a free joint that carries body b (b itself or an ancestor), or -1."""
+    import mujoco
+    while b > 0:
+        if model.body_jntnum[b] and model.jnt_type[model.body_jntadr[b]] == mujoco.mjtJoint.mjJNT_FREE:
+            return b
+        b = model.body_parentid[b]
+    return -1
+
+
+def _actuated_body(model, a):
+    """The body actuator a's transmission acts on (its site's, joint's or body's), or -1 (a
+    tendon)."""
+    import mujoco
+    trn = mujoco.mjtTrn
+    kind, target = int(model.actuator_trntype[a]), int(model.actuator_trnid[a, 0])  # (numpy ints: `in` would miss)
+    if kind in (int(trn.mjTRN_SITE), int(trn.mjTRN_SO3), int(trn.mjTRN_SLIDERCRANK)):
+        return int(model.site_bodyid[target])
+    if kind in (int(trn.mjTRN_JOINT), int(trn.mjTRN_JOINTINPARENT)):
+        return int(model.jnt_bodyid[target])
+    if kind == int(trn.mjTRN_BODY):
+        return target
+    return -1
+
+
+def _vehicle(model, body, log=None):
+    """The replayed vehicle: --body, else the one free body the log's commanded actuators
+    move (a model may hold other free bodies: a dock, a float, a second vehicle), else the
+    model's first free body."""
     import mujoco
     if body:
         try:
@@ -83,6 +111,19 @@ def _vehicle(model, body):
         if model.body_jntnum[b] < 1 or model.jnt_type[j] != mujoco.mjtJoint.mjJNT_FREE:
             raise InputError(f"--body {body!r}: the body has no free joint")
         return b
+    if log is not None and log.commands is not None:
+        moved = {}
+        for name in log.names:
+            a = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, name)
+            root = _free_root(model, _actuated_body(model, a)) if a >= 0 else -1
+            if root >= 0:
+                moved.setdefault(root, name)
+        if len(moved) > 1:
+            which = ", ".join(f"'{model.body(b).name or b}' (cmd.{n})" for b, n in moved.items())
+            raise InputError(f"{log.path}: the logged actuators move {len(moved)} free bodies ({which}): "
+                             "give the vehicle with --body")
+        if moved:
+            return next(iter(moved))
     for b in range(model.nbody):
         if model.body_jntnum[b] and model.jnt_type[model.body_jntadr[b]] == mujoco.mjtJoint.mjJNT_FREE:
             return b
@@ -149,7 +190,7 @@ def simulate(model_path, log, meas, body=None, initial_velocity="kf"):
     body positions, world velocities, body angular rates and quaternions at every step."""
     import nereid
     model, data = nereid.load(model_path)
-    b = _vehicle(model, body)
+    b = _vehicle(model, body, log)
     jnt = model.body_jntadr[b]
     qadr, vadr = model.jnt_qposadr[jnt], model.jnt_dofadr[jnt]
     t0, t1 = meas["t"][0], meas["t"][-1]

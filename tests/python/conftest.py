@@ -2,13 +2,7 @@
 import pytest
 
 
-@pytest.fixture
-def heavy_behind_multi_control_actuators(tmp_path):
-    """The Heavy behind three MuJoCo 3.14 actuators: an orientation servo (3 controls, 3
-    force outputs), a <pid input="pos vel ff"> (3 controls) and a <dcmotor input="none">
-    (no control), so that its thrusters are actuators 3-10 with controls 6-13 and force
-    outputs 5-12. The Heavy's keyframe (sized for its own qpos and controls) is left out.
-    Compiled for Nereid's engine (nereid.engine_scope)."""
+def _heavy_behind_multi_control_actuators_spec(tmp_path):
     import mujoco
     import nereid
     path = tmp_path / "multi.xml"
@@ -27,5 +21,30 @@ def heavy_behind_multi_control_actuators(tmp_path):
     spec = mujoco.MjSpec.from_file(str(path))
     for key in list(spec.keys):
         spec.delete(key)
+    return spec
+
+
+@pytest.fixture
+def heavy_behind_multi_control_actuators(tmp_path):
+    """The Heavy behind three MuJoCo 3.14 actuators: an orientation servo (3 controls, 3
+    force outputs), a <pid input="pos vel ff"> (3 controls) and a <dcmotor input="none">
+    (no control), so that its thrusters are actuators 3-10 with controls 6-13 and force
+    outputs 5-12; a free body (the servo's float) comes before the Heavy. The Heavy's
+    keyframe (sized for its own qpos and controls) is left out. Compiled for Nereid's engine
+    (nereid.engine_scope)."""
+    import nereid
+    spec = _heavy_behind_multi_control_actuators_spec(tmp_path)
     with nereid.engine_scope():
         return spec.compile()
+
+
+@pytest.fixture
+def heavy_behind_multi_control_actuators_xml(tmp_path):
+    """The same model as one MJCF file (the Heavy's coefficients in it), for the tools that
+    take a path."""
+    import nereid
+    spec = _heavy_behind_multi_control_actuators_spec(tmp_path)
+    path = tmp_path / "multi_flat.xml"
+    with nereid.engine_scope():  # to_xml compiles the spec
+        path.write_text(spec.to_xml())
+    return str(path)

@@ -199,3 +199,33 @@ def test_scaling_extrapolation_and_write_model(tmp_path):
     nereid.load(str(tmp_path / "m.xml"))
     p = identify("tow", tow, "--write-model", tmp_path / "x.xml")
     assert p.returncode == 1 and "--write-model needs --model" in p.stderr
+
+
+def test_free_setup_past_actuators_with_zero_or_several_controls(tmp_path, heavy_behind_multi_control_actuators_xml):
+    """identify free on the Heavy behind an orientation servo, a 3-input PID and an input-less
+    DC motor (whose float is the model's first free body): the trial's vehicle is the Heavy,
+    the free body its logged thrusters move; each logged command lands in its thruster's
+    control (6-13), the other controls stay neutral; the same commands as on the Heavy alone.
+    --body float is refused: the coefficients fitted are the Heavy's."""
+    import identify_free
+    model_path = heavy_behind_multi_control_actuators_xml
+    t = np.arange(0, 2.0, 0.05)
+    names = [f"thr{i}" for i in range(1, 9)]
+    commands = 1500 + 40 * np.sin(np.outer(t, np.arange(1, 9)))
+    pose = np.tile([0, 0, -2, 1, 0, 0, 0], (len(t), 1))
+    pose[:, 0] = 0.1 * t
+    path = tmp_path / "trial.csv"
+    logs.write_log(path, t, pose=pose, commands=commands, names=names, command_units="pwm_us")
+    log = logs.load_log(path)
+    identify_free.replay_tool._load_nereid()
+    meas = identify_free.replay_tool.measured_motion(log)
+    init, ctrl, ts, layout = identify_free._setup(model_path, log, meas, "zero", 0.0)
+    alone = identify_free._setup(nereid.model_path("bluerov2_heavy"), log, meas, "zero", 0.0)
+    assert ctrl.shape[1] == 14 and alone[1].shape[1] == 8
+    assert np.array_equal(ctrl[:, 6:], alone[1])
+    assert np.all(ctrl[:, :6] == 0)
+    assert np.ptp(ctrl[:, 6]) > 30  # the commands really vary (40 sin t over 2 s)
+    with pytest.raises(identify_tool.InputError,
+                       match="identify free fits the first nereid.hydrodynamics instance, body 'heavy', "
+                             "but the trial's vehicle is body 'float'"):
+        identify_free._setup(model_path, log, meas, "zero", 0.0, body="float")

@@ -122,3 +122,25 @@ def test_neutral_controls_past_actuators_with_zero_or_several_controls(heavy_beh
         command_units = "pwm"
     with pytest.raises(replay_tool.InputError, match="actuator 'arm_pid' takes 3 controls"):
         replay_tool.command_map(model, Log())
+
+
+def test_the_vehicle_is_the_free_body_the_logged_actuators_move(heavy_behind_multi_control_actuators):
+    """The fixture's first free body is a float (an orientation servo's), the Heavy the second:
+    a log of the Heavy's thrusters replays the Heavy; without commands the first free body;
+    commands that move both are refused with both named; --body still decides."""
+    model = heavy_behind_multi_control_actuators
+    heavy, float_body = model.body("heavy").id, model.body("float").id
+    assert float_body < heavy
+
+    class Log:
+        path = "log.csv"
+        commands = np.zeros((1, 8))
+        names = [f"thr{i}" for i in range(1, 9)]
+    assert replay_tool._vehicle(model, None, Log()) == heavy
+    assert replay_tool._vehicle(model, None) == float_body
+    Log.names = ["thr1", "gimbal"]
+    with pytest.raises(replay_tool.InputError,
+                       match=r"log.csv: the logged actuators move 2 free bodies \('heavy' \(cmd.thr1\), "
+                             r"'float' \(cmd.gimbal\)\): give the vehicle with --body"):
+        replay_tool._vehicle(model, None, Log())
+    assert replay_tool._vehicle(model, "float", Log()) == float_body
