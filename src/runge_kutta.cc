@@ -1,6 +1,9 @@
 // Copyright Nereid authors.
 // Nereid's RK4 step: MuJoCo's mj_RungeKutta and mj_advance, with Nereid's forward dynamics
 // (added mass in the mass matrix) in every stage.
+#include <climits>
+#include <cmath>
+
 #include "nereid/simulation.h"
 
 namespace nereid {
@@ -124,6 +127,51 @@ mjtNum NextActivation(const mjModel* m, const mjData* d, int i, int adr, mjtNum 
   return act;
 }
 
+// MuJoCo's mju_round (not in its public API): the nearest integer, halves away from zero,
+// clamped to an int's range
+mjtNum RoundToInt(mjtNum x) {
+  if (x > INT_MAX) return INT_MAX;
+  if (x < INT_MIN) return INT_MIN;
+  return static_cast<int>(std::round(x));
+}
+
+// The period of actuator i's setpoint when it is a rotational servo (fixed gain kp, affine
+// bias -kp length, no dynamics or an integrator) on a site with a refsite and a purely
+// rotational gear (2 pi |gear[3:6]|) or on a ball joint (2 pi |gear[0:3]|); 0 otherwise.
+mjtNum ServoSetpointPeriod(const mjModel* m, int i) {
+  const int dyn = m->actuator_dyntype[i];
+  if (m->actuator_gaintype[i] != mjGAIN_FIXED || m->actuator_biastype[i] != mjBIAS_AFFINE ||
+      m->actuator_gainprm[i * mjNGAIN] != -m->actuator_biasprm[i * mjNBIAS + 1] ||
+      (dyn != mjDYN_NONE && dyn != mjDYN_INTEGRATOR)) {
+    return 0;
+  }
+  const mjtNum* gear = m->actuator_gear + 6 * m->actuator_outadr[i];
+  const int trn = m->actuator_trntype[i], target = m->actuator_trnid[2 * i];
+  if (trn == mjTRN_SITE && m->actuator_trnid[2 * i + 1] >= 0 && gear[0] == 0 && gear[1] == 0 && gear[2] == 0) {
+    return 2 * mjPI * mju_norm3(gear + 3);
+  }
+  if ((trn == mjTRN_JOINT || trn == mjTRN_JOINTINPARENT) && m->jnt_type[target] == mjJNT_BALL) {
+    return 2 * mjPI * mju_norm3(gear);
+  }
+  return 0;
+}
+
+// An integrated rotational setpoint moved to an equivalent one, as MuJoCo 3.14's
+// mj_advance does after the activations (a projection, like the actrange clamp): a
+// per-axis servo's to the one nearest its length (whole periods apart), an SO(3) servo's
+// rotation vector to an angle within [-pi, pi].
+void WrapRotationalSetpoint(const mjModel* m, mjData* d, int i) {
+  if (m->actuator_dyntype[i] != mjDYN_INTEGRATOR) return;
+  const int first = m->actuator_actadr[i];
+  if (const mjtNum period = ServoSetpointPeriod(m, i); period > 0) {
+    mjtNum& setpoint = d->act[first + m->actuator_actnum[i] - 1];
+    setpoint -= period * RoundToInt((setpoint - d->actuator_length[m->actuator_outadr[i]]) / period);
+  } else if (m->actuator_gaintype[i] == mjGAIN_SO3) {
+    const mjtNum angle = mju_norm3(d->act + first);
+    if (angle > mjPI) mju_scl3(d->act + first, d->act + first, (angle - 2 * mjPI * RoundToInt(angle / (2 * mjPI))) / angle);
+  }
+}
+
 }  // namespace
 
 // MuJoCo's (internal) mj_advance: activations, velocities, positions, time, plugin
@@ -131,12 +179,17 @@ mjtNum NextActivation(const mjModel* m, const mjData* d, int i, int adr, mjtNum 
 // load, in the constructor).
 void Simulation::Advance(const mjtNum* act_dot, const mjtNum* qacc, const mjtNum* qvel) {
   const mjtNum h = m_->opt.timestep;
-  for (int i = 0; i < static_cast<int>(m_->nactuator); ++i) {
-    const int adr = m_->actuator_actadr[i];
-    if (adr < 0) continue;
-    const int group = m_->actuator_group[i];
-    const bool disabled = group >= 0 && group <= 30 && (m_->opt.disableactuator & (1 << group));
-    for (int j = adr; j < adr + m_->actuator_actnum[i]; ++j) d_->act[j] = NextActivation(m_, d_, i, j, disabled ? 0 : act_dot[j]);
+  const int nactuator = static_cast<int>(m_->nactuator);
+  // with actuation disabled MuJoCo leaves the activations (act_dot was not computed)
+  if (m_->na && !(m_->opt.disableflags & mjDSBL_ACTUATION)) {
+    for (int i = 0; i < nactuator; ++i) {
+      const int adr = m_->actuator_actadr[i];
+      if (adr < 0) continue;
+      const int group = m_->actuator_group[i];
+      const bool disabled = group >= 0 && group <= 30 && (m_->opt.disableactuator & (1 << group));
+      for (int j = adr; j < adr + m_->actuator_actnum[i]; ++j) d_->act[j] = NextActivation(m_, d_, i, j, disabled ? 0 : act_dot[j]);
+    }
+    for (int i = 0; i < nactuator; ++i) WrapRotationalSetpoint(m_, d_, i);
   }
   mju_addToScl(d_->qvel, qacc, h, static_cast<int>(m_->nv));
   mj_integratePos(m_, d_->qpos, qvel, h);

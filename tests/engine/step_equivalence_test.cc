@@ -209,6 +209,72 @@ TEST_CASE("marine off: Nereid step == mj_step (Euler, RK4, implicitfast), four m
   }
 }
 
+// Integrated rotational setpoints, which MuJoCo 3.14's mj_advance moves to an equivalent
+// one after each step: an intvelocity servo on a ball joint and one on a site with a
+// refsite and a rotational gear (to the setpoint nearest the length, whole turns apart), an
+// SO(3) servo with integrator dynamics (to a rotation of at most pi); an intvelocity on a
+// hinge is left alone
+const char kRotationalSetpoints[] = R"(
+<mujoco model='rotational setpoints'>
+  <option timestep='0.002'/>
+  <worldbody>
+    <site name='reference'/>
+    <body name='arm' pos='0 0 1'>
+      <joint name='ball' type='ball' damping='0.1'/>
+      <geom type='capsule' fromto='0 0 0 0.5 0 0' size='0.05'/>
+    </body>
+    <body name='float' pos='1 0 1'>
+      <freejoint/>
+      <geom size='0.1'/>
+      <site name='float_site'/>
+    </body>
+    <body name='wheel' pos='2 0 1'>
+      <joint name='hinge' type='hinge' axis='0 1 0' damping='0.1'/>
+      <geom type='capsule' fromto='0 0 0 0.3 0 0' size='0.05'/>
+      <site name='wheel_site'/>
+    </body>
+  </worldbody>
+  <actuator>
+    <intvelocity joint='ball' kp='3' gear='1 0 0'/>
+    <intvelocity site='wheel_site' refsite='reference' kp='3' gear='0 0 0 0 1 0'/>
+    <general site='float_site' refsite='reference' gaintype='so3' biastype='so3' dyntype='integrator'
+             gainprm='1' biasprm='0 -1 0'/>
+    <intvelocity joint='hinge' kp='2'/>
+  </actuator>
+</mujoco>)";
+
+TEST_CASE("integrated rotational setpoints are wrapped as mj_step wraps them; none advance with actuation off") {
+  // 4 s at 8 rad/s: each setpoint passes several turns. Then actuation is disabled for the
+  // last 200 steps: MuJoCo leaves the activations where they are (their rates are stale)
+  for (Integrator integrator : {Integrator::kEuler, Integrator::kRK4, Integrator::kImplicitFast}) {
+    CAPTURE(ToString(integrator));
+    SimulationOptions options;
+    options.integrator = integrator;
+    auto sim = Simulation::LoadString(kRotationalSetpoints, options);
+    auto reference = Simulation::LoadString(kRotationalSetpoints, options);
+    mjModel* m = sim->mutable_model();
+    mjModel* rm = reference->mutable_model();
+    mjData* d = sim->data();
+    mjData* rd = reference->data();
+    double error = 0, largest_setpoint = 0;
+    for (int k = 0; k < 2200; ++k) {
+      if (k == 2000) {
+        m->opt.disableflags |= mjDSBL_ACTUATION;
+        rm->opt.disableflags |= mjDSBL_ACTUATION;
+      }
+      for (int c = 0; c < m->nu; ++c) d->ctrl[c] = rd->ctrl[c] = 8.0 - 3.0 * c;
+      REQUIRE(sim->TryStep());
+      mj_step(rm, rd);
+      error = std::max({error, test::MaxAbsDiff(d->qpos, rd->qpos, m->nq), test::MaxAbsDiff(d->qvel, rd->qvel, m->nv),
+                        test::MaxAbsDiff(d->act, rd->act, m->na)});
+      for (int a = 0; a < m->na; ++a) largest_setpoint = std::max(largest_setpoint, std::abs(d->act[a]));
+    }
+    MESSAGE("max |dq|, |dv|, |dact| = " << error);
+    CHECK(error <= 1e-12);
+    CHECK(largest_setpoint > 2 * M_PI);  // the hinge's, unwrapped: the others were wrapped
+  }
+}
+
 TEST_CASE("the contact and equality models really exercise contacts and constraints") {
   auto contacts = Simulation::LoadString(kContacts);
   for (int k = 0; k < 200; ++k) contacts->Step();
