@@ -159,10 +159,17 @@ std::string Simulation::UnsupportedOption(OptionSource source) const {
     return where("<option timestep=\"" + std::to_string(o.timestep) + "\">", std::string("timestep = ") + value) +
            ": the time step must be a positive, finite number of seconds";
   }
-  if (o.integrator < mjINT_EULER || o.integrator > mjINT_IMPLICITFAST) {  // MuJoCo's compiler allows no other
+  // MuJoCo 3.14's discrete step map (a constraint solve in the effective metric M + K):
+  // neither engine of Nereid's steps with it
+  if (o.integrator == mjINT_DISCRETE) {
+    return where("<option integrator=\"discrete\">", "integrator = mjINT_DISCRETE") +
+           ": MuJoCo's discrete step map is not supported; use integrator euler, rk4, implicit or implicitfast";
+  }
+  if (o.integrator < mjINT_EULER || o.integrator > mjINT_DISCRETE) {  // MuJoCo's compiler allows no other
     const std::string field = "integrator = " + std::to_string(o.integrator);
     return (source == OptionSource::kChanged ? where("", field) : "mjModel.opt." + field) +
-           ": not an mjtIntegrator (mjINT_EULER 0, mjINT_RK4 1, mjINT_IMPLICIT 2, mjINT_IMPLICITFAST 3)";
+           ": not an mjtIntegrator (mjINT_EULER 0, mjINT_RK4 1, mjINT_IMPLICIT 2, mjINT_IMPLICITFAST 3, "
+           "mjINT_DISCRETE 4)";
   }
   // Nereid's RK4 advances the state itself (Advance): it keeps no actuator or sensor
   // history and puts no island to sleep, so those would silently misbehave

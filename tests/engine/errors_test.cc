@@ -158,6 +158,20 @@ TEST_CASE("malformed or missing MJCF") {
                        doctest::Contains("/nonexistent/model.xml"), nereid::LoadError);
 }
 
+TEST_CASE("MuJoCo 3.14's discrete integrator is refused by both engines, naming the model and the attribute") {
+  const std::string xml =
+      "<mujoco><option integrator='discrete'/><worldbody><body><freejoint/><geom size='0.1'/></body></worldbody>"
+      "</mujoco>";
+  for (Engine engine : {Engine::kNereid, Engine::kMuJoCo}) {
+    SimulationOptions options;
+    options.engine = engine;
+    CHECK_THROWS_WITH_AS(Simulation::LoadString(xml, options, "discrete.xml"),
+                         doctest::Contains("discrete.xml: <option integrator=\"discrete\">: MuJoCo's discrete step "
+                                           "map is not supported; use integrator euler, rk4, implicit or implicitfast"),
+                         ConfigError);
+  }
+}
+
 TEST_CASE("Nereid's RK4 refuses actuator delays and sleeping, naming the model; the others run them") {
   const std::string delayed =
       "<mujoco><option integrator='RK4'/><worldbody><body><joint name='j'/><geom size='0.1'/>"

@@ -223,6 +223,8 @@ REFUSED = [
     ("timestep", float("nan"), r"mjModel\.opt\.timestep = nan", "the time step must be a positive"),
     ("timestep", float("inf"), r"mjModel\.opt\.timestep = inf", "the time step must be a positive"),
     ("integrator", 7, r"mjModel\.opt\.integrator = 7", r"not an mjtIntegrator \(mjINT_EULER 0, mjINT_RK4 1"),
+    ("integrator", int(I.mjINT_DISCRETE), r"mjModel\.opt\.integrator = mjINT_DISCRETE",
+     "MuJoCo's discrete step map is not supported; use integrator euler, rk4, implicit or implicitfast"),
     ("disableflags", int(D.mjDSBL_SPRING | D.mjDSBL_DAMPER), r"mjModel\.opt\.disableflags has mjDSBL_SPRING and "
      "mjDSBL_DAMPER", PASSIVE),
 ]
