@@ -35,10 +35,20 @@ _steppers_lock = threading.Lock()  # Python threads share the cache
 def engine_scope():
     """Inside it, `mujoco.MjData(model)` makes data whose nereid.hydrodynamics instances
     leave their added mass to Nereid's engine (outside it they drop it: plain mj_step cannot
-    hold added mass)."""
+    hold added mass).
+
+    Inside it a Nereid plugin that fails to load keeps its reason instead of printing it;
+    MuJoCo's own error then says only "plugin->init failed", so a ValueError leaving the
+    block is raised again as a nereid.Error with the plugin's reason appended."""
     _nereid._engine_scope_enter()
+    _nereid._take_last_plugin_error()  # a reason from before the block is not this block's
     try:
         yield
+    except ValueError as e:
+        reason = _nereid._take_last_plugin_error()
+        if reason and reason not in str(e):
+            raise _nereid.Error(f"{e}: {reason}") from e
+        raise
     finally:
         _nereid._engine_scope_exit()
 

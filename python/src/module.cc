@@ -176,6 +176,9 @@ void BindFunctions(py::module_& m) {
   m.def("_engine_scope_exit", [] {
     if (!g_engine_scopes.empty()) g_engine_scopes.pop_back();
   });
+  // the reason a Nereid plugin gave for failing to load, kept (not printed) inside a scope;
+  // "" when none since the last call
+  m.def("_take_last_plugin_error", &nereid::TakeLastPluginError);
   // MODEL.xml or SCENARIO.json -> (address of an mjModel the caller must wrap with
   // mujoco.MjModel._from_model_ptr, which takes ownership; the scenario or None; the
   // resolved settings as a dict)

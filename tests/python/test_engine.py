@@ -266,3 +266,20 @@ def test_python_threads_step_their_own_data_as_alone():
         t.join()
     for (m, d), (_, ref) in zip(pairs, alone):
         assert np.array_equal(d.qpos, ref.qpos) and np.array_equal(d.qvel, ref.qvel)
+
+
+def test_a_plugin_that_fails_to_load_inside_engine_scope_says_why():
+    """Inside nereid.engine_scope() a Nereid plugin keeps its load error rather than printing
+    it, and MuJoCo says only "plugin->init failed": the scope raises it again with the
+    plugin's reason (here the lumped tether, whose segment bodies only ExpandTethers makes).
+    Outside a block's error, a stale reason is not attached to the next one."""
+    import mujoco
+    path = nereid.model_path("bluerov2_heavy_tether")
+    with pytest.raises(nereid.Error, match=r"plugin->init failed.*: nereid\.tether instance 'tether': key 'model' = "
+                                           r"'lumped': the segment body 'tether_seg0' is missing: .*ExpandTethers"):
+        with nereid.engine_scope():
+            mujoco.MjModel.from_xml_path(path)
+    with pytest.raises(ValueError) as caught:
+        with nereid.engine_scope():
+            mujoco.MjModel.from_xml_string("<mujoco><worldbody><geom type='bad'/></worldbody></mujoco>")
+    assert "ExpandTethers" not in str(caught.value)
