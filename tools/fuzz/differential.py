@@ -15,12 +15,22 @@ integrator Euler, RK4 or implicitfast. Both step it with the same random control
 the cases with a disable flag (actuation, control clamping, gravity) set halfway; qpos,
 qvel, act and sensordata must agree to --tolerance (default 0: bit for bit).
 
+With --added-mass every body gets its centre of mass at its origin and, in Nereid's model,
+isotropic added mass diag(a, a, a, J) from nereid.hydrodynamics; mj_step steps the same
+model with each body's mass and inertia raised by a and J instead. Both describe the same
+motion (M_A enters the mass matrix as that rigid mass, C_A(nu) nu is its Coriolis force),
+so Nereid's own position stage, site transmission and passive stage with added mass are
+checked against MuJoCo's rigid-body dynamics, to 1e-9 (rounding: the sums differ). Left
+out there: gravity (added mass has no weight), contacts and welds (regularised by inverse
+weights MuJoCo computes from the mass matrix it compiled), muscles (force scale likewise),
+sensors of forces, and implicitfast (see make_case).
+
     PYTHONPATH=build/python python3 tools/fuzz/differential.py --cases 2000 --seed 1
 
 Exit 0 when every case agrees (a case MuJoCo cannot compile is skipped and counted; a case
 that diverges must diverge at the same step in both), 1 otherwise, printing each
 disagreeing case's seed, its largest difference and its MJCF. `--case N` reruns case N.
-ctest `fuzz_differential` runs 150 cases.
+ctest `fuzz_differential` runs 150 cases of each mode.
 """
 import argparse
 import collections
@@ -48,7 +58,9 @@ ACTUATORS = [
     "thermal='1 2' lugre='0.3 0.4 0.5 12 0.02'/>",
     "<dcmotor {t} resistance='1' motorconst='0.05' input='pos' controller='2 1 0.1'/>",
     "<cylinder {t} timeconst='0.05' area='0.01'/>",
-    "<muscle {t}/>",
+    # a length range given: MuJoCo 3.14's compiler would otherwise simulate to find it, and
+    # that simulation loops forever once it diverges (time reset to 0 each step)
+    "<muscle {t} lengthrange='-1 1'/>",
 ]
 SENSORS = ["accelerometer site='s{b}'", "gyro site='s{b}'", "velocimeter site='s{b}'", "force site='s{b}'",
            "torque site='s{b}'", "framelinacc objtype='site' objname='s{b}'",
@@ -58,17 +70,39 @@ ROTATIONAL_SERVO = ("<general site='s{b}' refsite='ref' gaintype='so3' biastype=
                     "gainprm='1' biasprm='0 -1 0'/>")
 
 
-def make_case(seed):
-    """(MJCF text, integrator name, disable flag name or None) of case `seed`."""
+def box_inertia(mass, rng):
+    x, y, z = (rng.uniform(0.05, 0.6) for _ in range(3))
+    return [mass / 12 * (y * y + z * z), mass / 12 * (x * x + z * z), mass / 12 * (x * x + y * y)]
+
+
+def make_case(seed, added_mass=False):
+    """(MJCF for Nereid, MJCF for mj_step, disable flag name or None) of case `seed`. With
+    added_mass each body has its centre of mass at its origin, and Nereid's model gives it
+    isotropic added mass diag(a, a, a, J) (nereid.hydrodynamics, no damping) where mj_step's
+    gives it mass m + a and inertia I + J: the same dynamics (M_A enters the mass matrix as
+    that rigid mass and inertia, and C_A(nu) nu = [a w x v; w x J w] is its Coriolis force)."""
     rng = random.Random(seed)
-    bodies, targets = [], []
+    bodies, rigid, hydro, targets = [], [], [], []
     nbody = rng.randint(1, 3)
     for b in range(nbody):
         kind = rng.choice(["hinge", "slide", "ball", "free"])
         joint = (f"<freejoint name='j{b}'/>" if kind == "free"
                  else f"<joint name='j{b}' type='{kind}' damping='{rng.choice([0, 0.1])}'/>")
-        bodies.append(f"<body name='b{b}' pos='{b} 0 1'>{joint}<geom type='capsule' fromto='0 0 0 0.3 0 0' "
-                      f"size='0.05'/><site name='s{b}' pos='0.1 0 0'/></body>")
+        # principal moments of boxes (they satisfy A + B >= C, as MuJoCo's compiler requires)
+        mass, a = rng.uniform(0.5, 3), rng.uniform(0.2, 5)
+        inertia, J = box_inertia(mass, rng), box_inertia(a, rng)
+        body = (f"<body name='b{b}' pos='{b} 0 1' euler='{rng.randint(0, 90)} {rng.randint(0, 90)} 0'>{joint}"
+                "{inertial}<geom type='capsule' fromto='-0.15 0 0 0.15 0 0' size='0.05'{contact}/>"
+                f"<site name='s{b}' pos='0.1 0 0'/></body>")
+        inertial = "<inertial pos='0 0 0' mass='{:.17g}' diaginertia='{:.17g} {:.17g} {:.17g}'/>"
+        no_contact = " contype='0' conaffinity='0'" if added_mass else ""  # (the bodies could collide)
+        bodies.append(body.format(inertial=inertial.format(mass, *inertia) if added_mass else "", contact=no_contact))
+        rigid.append(body.format(inertial=inertial.format(mass + a, *(i + j for i, j in zip(inertia, J))),
+                                 contact=no_contact))
+        hydro.append(f"<instance name='h{b}'><config key='body' value='b{b}'/><config key='added_mass' "
+                     f"value='{a!r} {a!r} {a!r} {J[0]!r} {J[1]!r} {J[2]!r}'/>"
+                     "<config key='linear_damping' value='0 0 0 0 0 0'/>"
+                     "<config key='quadratic_damping' value='0 0 0 0 0 0'/></instance>")
         if kind != "free":
             targets.append((f"joint='j{b}'", kind))
         targets += [(f"site='s{b}'", "site"), (f"site='s{b}' refsite='ref'", "siteref")]
@@ -77,6 +111,8 @@ def make_case(seed):
         target, kind = rng.choice(targets)
         text = rng.choice(ACTUATORS)
         if kind in ("ball", "site", "siteref") and ("muscle" in text or "cylinder" in text):
+            continue
+        if added_mass and "muscle" in text:  # its force scale comes from the compiled mass matrix
             continue
         gear = {"ball": "1 0 0", "site": "0 0 1 0 0 0",
                 "siteref": rng.choice(["0 0 0 0 1 0", "1 0 0 0 0 0"])}.get(kind, "1")
@@ -91,7 +127,9 @@ def make_case(seed):
             actuators.append("<motor tendon='ten'/>")
         if rng.random() < 0.5:
             actuators.append("<position tendon='ten' kp='3'/>")
-    if nbody > 1 and rng.random() < 0.3:
+    # constraints (a weld, contacts with the floor) are regularised by inverse weights that
+    # MuJoCo computes from the compiled mass matrix, without added mass: not with added mass
+    if nbody > 1 and rng.random() < 0.3 and not added_mass:
         extra += "<equality><weld body1='b0' body2='b1'/></equality>"
     sensors = []
     for b in range(nbody):
@@ -103,22 +141,35 @@ def make_case(seed):
         head, rest = actuators[0].split(" ", 1)
         actuators[0] = f"{head} name='first' {rest}"
     extra += "<sensor>" + "".join(sensors) + "</sensor>"
-    floor = "<geom type='plane' size='5 5 0.1'/>" if rng.random() < 0.5 else ""
-    integrator = rng.choice(["Euler", "RK4", "implicitfast"])
+    floor = "<geom type='plane' size='5 5 0.1'/>" if rng.random() < 0.5 and not added_mass else ""
+    # implicitfast differentiates a standalone free or ball body's forces with MuJoCo's own
+    # inertia, without the added inertia: the two models are then different discretisations
+    # of the same motion (1e-9 to 5e-5 after 0.6 s, shrinking with the step), so only the
+    # explicit integrators are compared with added mass
+    integrator = rng.choice(["Euler", "RK4"] if added_mass else ["Euler", "RK4", "implicitfast"])
     flag = rng.choice([None, "mjDSBL_ACTUATION", "mjDSBL_CLAMPCTRL", "mjDSBL_GRAVITY"])
-    xml = (f"<mujoco><option timestep='0.002' integrator='{integrator}'/><worldbody>{floor}<site name='ref'/>"
-           f"{''.join(bodies)}</worldbody>{tendon}<actuator>{''.join(actuators)}</actuator>{extra}</mujoco>")
-    return xml, integrator, flag
+    # added mass has no weight: its rigid stand-in must not have any either
+    gravity = " gravity='0 0 0'" if added_mass else ""
+
+    def mjcf(body_texts, plugin):
+        return (f"<mujoco><option timestep='0.002' integrator='{integrator}'{gravity}/>{plugin}<worldbody>{floor}"
+                f"<site name='ref'/>{''.join(body_texts)}</worldbody>{tendon}<actuator>{''.join(actuators)}"
+                f"</actuator>{extra}</mujoco>")
+    if not added_mass:
+        xml = mjcf(bodies, "")
+        return xml, xml, flag
+    plugin = f"<extension><plugin plugin='nereid.hydrodynamics'>{''.join(hydro)}</plugin></extension>"
+    return mjcf(bodies, plugin), mjcf(rigid, ""), flag
 
 
-def run_case(seed, steps, tolerance, work):
+def run_case(seed, steps, tolerance, work, added_mass=False):
     """("skip" | "ok" | "differs", largest difference or a message, MJCF)."""
     import mujoco
     import numpy as np
     import nereid
-    xml, _, flag = make_case(seed)
+    xml, reference_xml, flag = make_case(seed, added_mass)
     try:
-        reference = mujoco.MjModel.from_xml_string(xml)
+        reference = mujoco.MjModel.from_xml_string(reference_xml)
     except ValueError:
         return "skip", "MuJoCo does not compile it", xml
     path = os.path.join(work, f"case{seed}.xml")
@@ -136,17 +187,25 @@ def run_case(seed, steps, tolerance, work):
                 reference.opt.disableflags |= bit
             data.ctrl[:] = rdata.ctrl[:] = controls[k]
             mujoco.mj_step(reference, rdata)
-            diverged = rdata.warning[mujoco.mjtWarning.mjWARN_BADQACC].number > 0
+            W = mujoco.mjtWarning
+            diverged = any(rdata.warning[w].number > 0 for w in (W.mjWARN_BADQPOS, W.mjWARN_BADQVEL, W.mjWARN_BADQACC))
             try:
                 nereid.step(model, data)
             except nereid.DivergenceError as e:
-                if diverged:
+                # Nereid checks the state at the end of its step; mj_step checks qpos and qvel
+                # when the next step starts (1e10: MuJoCo's mjMAXVAL)
+                state = np.concatenate([rdata.qpos, rdata.qvel])
+                if diverged or not np.all(np.abs(state) <= 1e10):
                     return "ok", largest, xml  # both at the same step
                 return "differs", f"step {k}: only Nereid diverged ({e})", xml
             if diverged:
                 return "differs", f"step {k}: only mj_step diverged", xml
-            for a, b in ((data.qpos, rdata.qpos), (data.qvel, rdata.qvel), (data.act, rdata.act),
-                         (data.sensordata, rdata.sensordata)):
+            # with added mass, sensors of forces (force, torque, touch) see the rigid stand-in's
+            # mass where Nereid's body has none: the state is compared, not the sensors
+            pairs = [(data.qpos, rdata.qpos), (data.qvel, rdata.qvel), (data.act, rdata.act)]
+            if not added_mass:
+                pairs.append((data.sensordata, rdata.sensordata))
+            for a, b in pairs:
                 if a.size:
                     largest = max(largest, float(np.max(np.abs(a - b))))
         return ("ok" if largest <= tolerance else "differs"), largest, xml
@@ -161,21 +220,27 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=1, help="case numbers start at seed * 1,000,000")
     p.add_argument("--case", type=int, help="run this case number only")
     p.add_argument("--steps", type=int, default=300)
-    p.add_argument("--tolerance", type=float, default=0.0)
+    p.add_argument("--tolerance", type=float, help="largest difference allowed (default 0, bit for bit; "
+                   "1e-9 with --added-mass)")
+    p.add_argument("--added-mass", action="store_true",
+                   help="isotropic added mass on every body against mj_step on heavier rigid bodies")
     args = p.parse_args(argv)
     if not 1 <= args.cases <= 10 ** 6 or not 2 <= args.steps <= 10 ** 5 or not 0 <= args.seed < 2 ** 31:
         p.error("--cases 1..1e6, --steps 2..1e5, --seed 0..2^31-1")
+    if args.tolerance is None:
+        args.tolerance = 1e-9 if args.added_mass else 0.0
     import warnings
     warnings.simplefilter("ignore")  # plain MuJoCo compiles, nothing of Nereid's in them
     numbers = [args.case] if args.case is not None else range(args.seed * 10 ** 6, args.seed * 10 ** 6 + args.cases)
     counts, failures = collections.Counter(), []
     with tempfile.TemporaryDirectory(prefix="nereid_differential_") as work:
         for n in numbers:
-            outcome, detail, xml = run_case(n, args.steps, args.tolerance, work)
+            outcome, detail, xml = run_case(n, args.steps, args.tolerance, work, args.added_mass)
             counts[outcome] += 1
             if outcome == "differs":
                 failures.append((n, detail, xml))
-    print(f"differential: {counts['ok']} agree, {counts['differs']} differ, {counts['skip']} not compiled by MuJoCo "
+    mode = "with added mass against heavier rigid bodies" if args.added_mass else "against mj_step"
+    print(f"differential ({mode}): {counts['ok']} agree, {counts['differs']} differ, {counts['skip']} not compiled by MuJoCo "
           f"({args.steps} steps each, tolerance {args.tolerance:g})")
     for n, detail, xml in failures[:10]:
         print(f"case {n}: {detail}\n  {xml}")
