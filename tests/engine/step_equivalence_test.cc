@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -139,31 +140,18 @@ const std::string kMarineContacts = R"(
 // current only; a velocity integrator with an activation range. Each state is advanced
 // its own way at the end of the step (exactly for the current and the bristle), which
 // Nereid's RK4 does itself
-const char kActuatorStates[] = R"(
-<mujoco model='actuator states'>
-  <option timestep='0.002'/>
-  <worldbody>
-    <body name='l1' pos='0 0 1'>
-      <joint name='j1' type='hinge' axis='0 1 0' damping='0.1'/>
-      <geom type='capsule' fromto='0 0 0 0.5 0 0' size='0.05'/>
-      <body name='l2' pos='0.5 0 0'>
-        <joint name='j2' type='hinge' axis='0 1 0' damping='0.05'/>
-        <geom type='capsule' fromto='0 0 0 0.4 0 0' size='0.04'/>
-        <body name='l3' pos='0.4 0 0'>
-          <joint name='j3' type='slide' axis='1 0 0' damping='0.2'/>
-          <geom type='box' size='0.05 0.05 0.05'/>
-        </body>
-      </body>
-    </body>
-  </worldbody>
-  <actuator>
+// (the chain above with these actuators in place of its own)
+const std::string kActuatorStates = [] {
+  const std::string chain = kChain;
+  const size_t begin = chain.find("<actuator>"), end = chain.find("</actuator>");
+  return chain.substr(0, begin) + R"(<actuator>
     <pid joint='j1' kp='4' ki='2' kv='0.3' input='pos vel'/>
     <dcmotor joint='j2' resistance='2' motorconst='0.05' input='pos vel' controller='1 0.5 0.1 1 0.2'
              inductance='0.01' thermal='1 2' lugre='0.3 0.4 0.5 12 0.02'/>
     <dcmotor joint='j3' resistance='2' inductance='0.01' motorconst='0.05'/>
     <intvelocity joint='j3' kp='3' actrange='-0.4 0.4'/>
-  </actuator>
-</mujoco>)";
+  )" + chain.substr(end);
+}();
 
 void Excite(mjData* d, const mjModel* m) {
   for (int i = 0; i < m->nv; ++i) d->qvel[i] = 0.3 * std::sin(1.0 + i);
@@ -171,22 +159,28 @@ void Excite(mjData* d, const mjModel* m) {
 }
 
 // Steps the same model with Nereid's engine and with mj_step; returns the largest
-// difference in qpos and qvel over `steps`.
-double Compare(const char* xml, Integrator integrator, int steps) {
+// difference in qpos, qvel and act over `steps`. `before_step(k, model, data)`, when given,
+// runs on both before step k (after Excite's start).
+using BeforeStep = std::function<void(int, mjModel*, mjData*)>;
+double Compare(const char* xml, Integrator integrator, int steps, const BeforeStep& before_step = {}) {
   SimulationOptions options;
   options.integrator = integrator;  // also sets the model's <option integrator> for mj_step
   auto sim = Simulation::LoadString(xml, options);
   auto reference = Simulation::LoadString(xml, options);
-  const mjModel* m = sim->model();
+  mjModel* m = sim->mutable_model();
   mjData* d = sim->data();
-  const mjModel* rm = reference->model();
+  mjModel* rm = reference->mutable_model();
   mjData* rd = reference->data();
   Excite(d, m);
   Excite(rd, rm);
   REQUIRE(sim->added_mass_bodies().empty());
   double error = 0;
   for (int k = 0; k < steps; ++k) {
-    sim->Step();
+    if (before_step) {
+      before_step(k, m, d);
+      before_step(k, rm, rd);
+    }
+    REQUIRE(sim->TryStep());
     mj_step(rm, rd);
     error = std::max(error, test::MaxAbsDiff(d->qpos, rd->qpos, m->nq));
     error = std::max(error, test::MaxAbsDiff(d->qvel, rd->qvel, m->nv));
@@ -199,7 +193,7 @@ double Compare(const char* xml, Integrator integrator, int steps) {
 TEST_SUITE("step_equivalence") {
 
 TEST_CASE("marine off: Nereid step == mj_step (Euler, RK4, implicitfast), four models") {
-  for (const char* xml : {kChain, kContacts, kEquality, kActuatorStates}) {
+  for (const char* xml : {kChain, kContacts, kEquality, kActuatorStates.c_str()}) {
     for (Integrator integrator : {Integrator::kEuler, Integrator::kRK4, Integrator::kImplicitFast}) {
       CAPTURE(ToString(integrator));
       const double error = Compare(xml, integrator, 600);
@@ -248,27 +242,12 @@ TEST_CASE("integrated rotational setpoints are wrapped as mj_step wraps them; no
   // last 200 steps: MuJoCo leaves the activations where they are (their rates are stale)
   for (Integrator integrator : {Integrator::kEuler, Integrator::kRK4, Integrator::kImplicitFast}) {
     CAPTURE(ToString(integrator));
-    SimulationOptions options;
-    options.integrator = integrator;
-    auto sim = Simulation::LoadString(kRotationalSetpoints, options);
-    auto reference = Simulation::LoadString(kRotationalSetpoints, options);
-    mjModel* m = sim->mutable_model();
-    mjModel* rm = reference->mutable_model();
-    mjData* d = sim->data();
-    mjData* rd = reference->data();
-    double error = 0, largest_setpoint = 0;
-    for (int k = 0; k < 2200; ++k) {
-      if (k == 2000) {
-        m->opt.disableflags |= mjDSBL_ACTUATION;
-        rm->opt.disableflags |= mjDSBL_ACTUATION;
-      }
-      for (int c = 0; c < m->nu; ++c) d->ctrl[c] = rd->ctrl[c] = 8.0 - 3.0 * c;
-      REQUIRE(sim->TryStep());
-      mj_step(rm, rd);
-      error = std::max({error, test::MaxAbsDiff(d->qpos, rd->qpos, m->nq), test::MaxAbsDiff(d->qvel, rd->qvel, m->nv),
-                        test::MaxAbsDiff(d->act, rd->act, m->na)});
+    double largest_setpoint = 0;
+    const double error = Compare(kRotationalSetpoints, integrator, 2200, [&](int k, mjModel* m, mjData* d) {
+      if (k == 2000) m->opt.disableflags |= mjDSBL_ACTUATION;
+      for (int c = 0; c < m->nu; ++c) d->ctrl[c] = 8.0 - 3.0 * c;
       for (int a = 0; a < m->na; ++a) largest_setpoint = std::max(largest_setpoint, std::abs(d->act[a]));
-    }
+    });
     MESSAGE("max |dq|, |dv|, |dact| = " << error);
     CHECK(error <= 1e-12);
     CHECK(largest_setpoint > 2 * M_PI);  // the hinge's, unwrapped: the others were wrapped
