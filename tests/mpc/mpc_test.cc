@@ -372,6 +372,79 @@ TEST_CASE("The MPC as a policy for the station-keeping RL task beats zero thrust
   CHECK_THROWS_AS(MpcStationPolicy(batch.env(0), options), ConfigError);   // not whole env steps
 }
 
+// The Heavy with a motor lag on its thrusters (time_constant 0.05 s: each actuator's shaft
+// speed in act), written to `dir`; with `behind` it sits behind MuJoCo 3.14 actuators with
+// 3, 3 and 0 controls (an orientation servo with 3 force outputs, a <pid input="pos vel ff">,
+// an input-less <dcmotor>), so that thruster j has control 6 + j and force output 5 + j.
+std::string LaggedHeavy(const std::string& dir, bool behind) {
+  std::ifstream in(test::ModelPath("bluerov2_heavy/bluerov2_heavy.xml"));
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string heavy = text.str();
+  const std::string limits = "<config key=\"thrust_limits\"";
+  heavy.insert(heavy.find(limits), "<config key=\"time_constant\" value=\"0.05\"/>\n        ");
+  for (size_t at = 0; (at = heavy.find("<plugin name=\"thr", at)) != std::string::npos; at += 8) {
+    heavy.insert(at + 8, "actdim=\"1\" ");
+  }
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/heavy_lagged.xml";
+  std::ofstream(path) << heavy;
+  if (!behind) return path;
+  const std::string multi = dir + "/heavy_lagged_behind.xml";
+  std::ofstream(multi) << R"(<mujoco>
+  <worldbody>
+    <site name="reference" pos="-4 0 -1"/>
+    <body name="float" pos="-4 0 -1"><freejoint/><inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/>
+      <geom type="box" size="0.1 0.1 0.1" contype="0" conaffinity="0"/><site name="float_site"/></body>
+    <body name="arm" pos="4 0 -1"><joint name="hinge" axis="0 0 1" damping="1"/>
+      <inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/>
+      <geom type="box" size="0.1 0.1 0.1" contype="0" conaffinity="0"/></body>
+  </worldbody>
+  <actuator>
+    <orientation name="gimbal" site="float_site" refsite="reference" kp="1"/>
+    <pid name="arm_pid" joint="hinge" kp="5" input="pos vel ff"/>
+    <dcmotor name="idle" joint="hinge" input="none" motorconst="0.01" resistance="1"/>
+  </actuator>
+  <include file=")" << path << R"("/>
+</mujoco>)";
+  return multi;
+}
+
+TEST_CASE("The full model's lagged thrusts are each thruster's own force, behind actuators with 0 or several controls") {
+  const std::string dir = (std::filesystem::temp_directory_path() / "nereid_mpc_lagged").string();
+  SimulationOptions options;
+  options.edit = [](mjSpec* spec) {  // the Heavy's keyframe is sized for the Heavy alone
+    while (mjsElement* key = mjs_firstElement(spec, mjOBJ_KEY)) mjs_delete(spec, key);
+  };
+  auto alone = Simulation::LoadFile(LaggedHeavy(dir, false), options);
+  auto behind = Simulation::LoadFile(LaggedHeavy(dir, true), options);
+  REQUIRE(behind->model()->nu == 14);
+  REQUIRE(behind->model()->nout == 13);
+  MpcOptions mpc_options;
+  mpc_options.prediction = MpcPrediction::kFull;
+  const int heavy = mj_name2id(alone->model(), mjOBJ_BODY, "heavy");
+  VehicleMpc mpc_alone(*alone, heavy, mpc_options);
+  VehicleMpc mpc_behind(*behind, mj_name2id(behind->model(), mjOBJ_BODY, "heavy"), mpc_options);
+  REQUIRE(mpc_alone.state_size() == 20);  // 12 + 8 lagged thrusts
+  REQUIRE(mpc_behind.state_size() == 20);
+  // the same commands, 0.2 s: each thruster's force lags its own command
+  for (int k = 0; k < 40; ++k) {
+    for (int j = 0; j < 8; ++j) {
+      alone->data()->ctrl[j] = behind->data()->ctrl[6 + j] = 1500 + 40 * (j - 3.5);
+    }
+    REQUIRE(alone->TryStep());
+    REQUIRE(behind->TryStep());
+  }
+  const Eigen::VectorXd x_alone = mpc_alone.State(alone->data()), x_behind = mpc_behind.State(behind->data());
+  for (int j = 0; j < 8; ++j) {
+    CAPTURE(j);
+    CHECK(x_behind[12 + j] == behind->data()->actuator_force[5 + j]);
+    CHECK(x_behind[12 + j] == x_alone[12 + j]);
+  }
+  CHECK(std::abs(x_alone[12] - x_alone[19]) > 1);  // the thrusts differ: no slot could stand in for another
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("The yaw reference is unwrapped along the horizon: a turn through +-pi takes the short way") {
   // the Raybot at yaw 170 degrees, its references turning 15 degrees per stage (225 over
   // N = 15, as a pillar helix's points do), each given in -180..180: the references cross
