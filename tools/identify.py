@@ -8,7 +8,7 @@ simulated tow rig (docs/own_vehicle.md, Part 2; formats in docs/logs.md).
     nereid identify rig --dof D --speeds U1,U2,... --out DIR [--model MODEL.xml] [--runs N]
                         [--noise SIGMA] [--bias B] [--seed S] [--hold S] [--damping "c1 c2"]
     nereid identify free LOG.csv --model MODEL.xml [--dofs surge,yaw,...] [--initial-velocity kf|zero]
-                        [--added-mass] [--time-offset S] [--out FILE.json] [--write-model OUT.xml]
+                        [--added-mass] [--time-offset S] [--body NAME] [--out FILE.json] [--write-model OUT.xml]
 
 Bad input exits 1 with a message naming the file, line and column; usage errors exit 2.
 """

@@ -26,25 +26,46 @@ import replay as replay_tool
 from identify import InputError, _model_config, _write_json, write_damping_model
 
 
-def _hydrodynamics_body(model_path):
-    """The body of MODEL.xml's first nereid.hydrodynamics instance (the one whose coefficients
-    identify free fits and writes), or None when the file does not say."""
+def _hydrodynamics_instance(model_path, model):
+    """(name, body) of the one nereid.hydrodynamics instance in MODEL.xml, the one whose
+    coefficients identify free fits and writes (identify.py reads and writes the file's
+    first linear_damping, quadratic_damping and added_mass: with two instances those could
+    be another body's, so two are refused). The body is its `body` key, else the body the
+    instance is attached to in `model` (<body><plugin instance=.../>); None if neither."""
     with open(model_path, encoding="utf-8") as f:
         xml = f.read()
-    block = re.search(r'<plugin\s+plugin="nereid\.hydrodynamics"\s*>(.*?)</plugin>', xml, re.S)
-    key = block and re.search(r'<config\s+key="body"\s+value="([^"]*)"', block.group(1))
-    return key.group(1) if key else None
+    blocks = re.findall(r'<plugin\s+plugin="nereid\.hydrodynamics"\s*>(.*?)</plugin>', xml, re.S)
+    instances = [m for block in blocks for m in re.finditer(r'<instance\s+name="([^"]*)"[^>]*>(.*?)</instance>', block, re.S)]
+    if len(instances) > 1:
+        names = ", ".join(f"'{m.group(1)}'" for m in instances)
+        raise InputError(f"{model_path} (--model): {len(instances)} nereid.hydrodynamics instances ({names}); "
+                         "identify free fits a model with one: give a model of the vehicle alone")
+    if not instances:
+        return None, None
+    name, text = instances[0].group(1), instances[0].group(2)
+    key = re.search(r'<config\s+key="body"\s+value="([^"]*)"', text)
+    if key:
+        return name, key.group(1)
+    import mujoco
+    plugin = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_PLUGIN, name)
+    attached = [b for b in range(model.nbody) if plugin >= 0 and model.body_plugin[b] == plugin]
+    return name, (model.body(attached[0]).name if attached else None)
 
 
 def _setup(model_path, log, meas, initial_velocity, time_offset, body=None):
     """The control sequence (nstep, nu) and step times from the log, and the initial state."""
     model, data = nereid.load(model_path)
+    cmap = replay_tool.command_map(model, log)  # the log's names checked before they choose the vehicle
     b = replay_tool._vehicle(model, body, log)
-    fitted = _hydrodynamics_body(model_path)
-    if fitted is not None and fitted != model.body(b).name:
-        raise InputError(f"{model_path} (--model): identify free fits the first nereid.hydrodynamics instance, "
-                         f"body '{fitted}', but the trial's vehicle is body '{model.body(b).name}'"
-                         + ("" if body else " (the free body the logged actuators move; --body names another)"))
+    instance, fitted = _hydrodynamics_instance(model_path, model)
+    if instance is None:
+        raise InputError(f"{model_path} (--model): no nereid.hydrodynamics instance in the file (identify free "
+                         "fits its coefficients; a vehicle brought in by <include> is not read)")
+    if fitted is None or fitted != model.body(b).name:
+        how = "--body" if body else "the free body the logged actuators move"
+        raise InputError(f"{model_path} (--model): identify free fits nereid.hydrodynamics instance '{instance}', "
+                         + (f"on body '{fitted}'" if fitted else "whose body it cannot tell")
+                         + f", but the trial's vehicle is body '{model.body(b).name}' ({how})")
     jnt = model.body_jntadr[b]
     qadr, vadr = model.jnt_qposadr[jnt], model.jnt_dofadr[jnt]
     t0, t1 = meas["t"][0], meas["t"][-1]
@@ -55,7 +76,6 @@ def _setup(model_path, log, meas, initial_velocity, time_offset, body=None):
     n = int(np.ceil((t1 - t0) / dt))
     ts = t0 + dt * np.arange(n + 1)
     ctrl = np.tile(replay_tool.neutral_controls(model), (n, 1))
-    cmap = replay_tool.command_map(model, log)
     idx = np.searchsorted(log.commands.t + time_offset, ts[:-1] + 1e-9, side="right") - 1
     ok = idx >= 0
     for j, (a, f) in enumerate(cmap):

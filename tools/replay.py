@@ -119,7 +119,8 @@ def _vehicle(model, body, log=None):
             if root >= 0:
                 moved.setdefault(root, name)
         if len(moved) > 1:
-            which = ", ".join(f"'{model.body(b).name or b}' (cmd.{n})" for b, n in moved.items())
+            which = ", ".join(f"'{model.body(b).name}' (cmd.{n})" if model.body(b).name else f"body {b} (unnamed; "
+                              f"name it for --body) (cmd.{n})" for b, n in moved.items())
             raise InputError(f"{log.path}: the logged actuators move {len(moved)} free bodies ({which}): "
                              "give the vehicle with --body")
         if moved:
@@ -190,6 +191,7 @@ def simulate(model_path, log, meas, body=None, initial_velocity="kf"):
     body positions, world velocities, body angular rates and quaternions at every step."""
     import nereid
     model, data = nereid.load(model_path)
+    cmap = command_map(model, log) if log.commands is not None else []  # names checked first
     b = _vehicle(model, body, log)
     jnt = model.body_jntadr[b]
     qadr, vadr = model.jnt_qposadr[jnt], model.jnt_dofadr[jnt]
@@ -198,7 +200,6 @@ def simulate(model_path, log, meas, body=None, initial_velocity="kf"):
         raise InputError(f"{log.path}: the poses span {t1 - t0:g} s (the limit is {MAX_DURATION_S:g} s)")
     start_from_log(data, qadr, vadr, meas, initial_velocity)
     data.time = t0
-    cmap = command_map(model, log) if log.commands is not None else []
     data.ctrl[:] = neutral_controls(model)  # actuators the log does not drive
     nereid.forward(model, data)
     s = nereid.stepper(model, data)

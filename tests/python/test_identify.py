@@ -226,6 +226,33 @@ def test_free_setup_past_actuators_with_zero_or_several_controls(tmp_path, heavy
     assert np.all(ctrl[:, :6] == 0)
     assert np.ptp(ctrl[:, 6]) > 30  # the commands really vary (40 sin t over 2 s)
     with pytest.raises(identify_tool.InputError,
-                       match="identify free fits the first nereid.hydrodynamics instance, body 'heavy', "
-                             "but the trial's vehicle is body 'float'"):
+                       match=r"identify free fits nereid.hydrodynamics instance 'heavy_hydro', on body 'heavy', "
+                             r"but the trial's vehicle is body 'float' \(--body\)"):
         identify_free._setup(model_path, log, meas, "zero", 0.0, body="float")
+    # a second instance: the file's first coefficients might be the other body's
+    two = tmp_path / "two.xml"
+    text = open(model_path).read()
+    first = text.index("<instance name=\"heavy_hydro\">")
+    end = text.index("</instance>", first) + len("</instance>")
+    two.write_text(text[:first] + text[first:end].replace("heavy_hydro", "float_hydro")
+                   .replace("value=\"heavy\"", "value=\"float\"") + text[first:])
+    with pytest.raises(identify_tool.InputError, match=r"two.xml \(--model\): 2 nereid.hydrodynamics instances "
+                                                      r"\('float_hydro', 'heavy_hydro'\); identify free fits a model with one"):
+        identify_free._setup(str(two), log, meas, "zero", 0.0)
+    # an instance attached to its body (<body><plugin instance=...>), without a body key
+    attached = tmp_path / "attached.xml"
+    key = text[first:end]
+    body_key = key[key.index("<config key=\"body\""):]
+    body_key = body_key[:body_key.index("/>") + 2]
+    attached_text = text.replace(body_key, "", 1)
+    at = attached_text.index("<body name=\"heavy\"")
+    at = attached_text.index(">", at) + 1
+    attached.write_text(attached_text[:at] + "<plugin instance=\"heavy_hydro\"/>" + attached_text[at:])
+    assert np.array_equal(identify_free._setup(str(attached), log, meas, "zero", 0.0)[1], ctrl)
+    with pytest.raises(identify_tool.InputError, match="instance 'heavy_hydro', on body 'heavy'"):
+        identify_free._setup(str(attached), log, meas, "zero", 0.0, body="float")
+    # a logged name the model lacks is named first (not hidden behind the choice of vehicle)
+    wrong = tmp_path / "wrong_names.csv"
+    logs.write_log(wrong, t, pose=pose, commands=commands[:, :2], names=["thr1x", "thr2x"], command_units="pwm_us")
+    with pytest.raises(Exception, match="column 'cmd.thr1x': the model has no actuator 'thr1x'"):
+        identify_free._setup(model_path, logs.load_log(wrong), meas, "zero", 0.0)
