@@ -72,6 +72,35 @@ inline std::string ModelPath(const std::string& relative) {
   return std::string(NEREID_SOURCE_MODEL_DIR) + "/" + relative;
 }
 
+// The vehicle in MJCF file `vehicle` behind three MuJoCo 3.14 actuators with 0 or several
+// controls and force outputs: an orientation servo (3 controls, 3 outputs) on a free float,
+// a <pid input="pos vel ff"> (3 controls) and an input-less <dcmotor> on a hinged arm. The
+// vehicle's first actuator is then actuator 3, with control 6 and force output 5.
+inline std::string BehindMultiControlActuators(const std::string& vehicle, const std::string& name = "multi") {
+  return R"(<mujoco model=")" + name + R"(">
+  <worldbody>
+    <site name="reference" pos="-4 0 -1"/>
+    <body name="float" pos="-4 0 -1">
+      <freejoint/>
+      <inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/>
+      <geom type="box" size="0.1 0.1 0.1" contype="0" conaffinity="0"/>
+      <site name="float_site"/>
+    </body>
+    <body name="arm" pos="4 0 -1">
+      <joint name="hinge" type="hinge" axis="0 0 1" damping="1"/>
+      <inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/>
+      <geom type="box" size="0.1 0.1 0.1" contype="0" conaffinity="0"/>
+    </body>
+  </worldbody>
+  <actuator>
+    <orientation name="gimbal" site="float_site" refsite="reference" kp="1"/>
+    <pid name="arm_pid" joint="hinge" kp="5" input="pos vel ff"/>
+    <dcmotor name="idle" joint="hinge" input="none" motorconst="0.01" resistance="1"/>
+  </actuator>
+  <include file=")" + vehicle + R"("/>
+</mujoco>)";
+}
+
 }  // namespace nereid::test
 
 #endif  // NEREID_TESTS_TEST_UTIL_H_

@@ -202,28 +202,7 @@ TEST_CASE("thruster bad input names the instance, key and value") {
 // or writes a thruster's control, gear or force must use actuator_ctrladr and
 // actuator_outadr, not the actuator's index.
 std::string HeavyAfterMultiControlActuators() {
-  return R"(<mujoco model="heavy_multi_control">
-  <worldbody>
-    <site name="reference" pos="-4 0 -1"/>
-    <body name="float" pos="-4 0 -1">
-      <freejoint/>
-      <inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/>
-      <geom type="box" size="0.1 0.1 0.1" contype="0" conaffinity="0"/>
-      <site name="float_site"/>
-    </body>
-    <body name="arm" pos="4 0 -1">
-      <joint name="hinge" type="hinge" axis="0 0 1" damping="1"/>
-      <inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/>
-      <geom type="box" size="0.1 0.1 0.1" contype="0" conaffinity="0"/>
-    </body>
-  </worldbody>
-  <actuator>
-    <orientation name="gimbal" site="float_site" refsite="reference" kp="1"/>
-    <pid name="arm_pid" joint="hinge" kp="5" input="pos vel ff"/>
-    <dcmotor name="idle" joint="hinge" input="none" motorconst="0.01" resistance="1"/>
-  </actuator>
-  <include file=")" + test::ModelPath("bluerov2_heavy/bluerov2_heavy.xml") + R"("/>
-</mujoco>)";
+  return test::BehindMultiControlActuators(test::ModelPath("bluerov2_heavy/bluerov2_heavy.xml"), "heavy_multi_control");
 }
 // The options that load it: the Heavy's keyframe (sized for its own qpos and 8 controls) left out
 SimulationOptions WithoutKeyframes(SimulationOptions options = {}) {

@@ -391,22 +391,7 @@ std::string LaggedHeavy(const std::string& dir, bool behind) {
   std::ofstream(path) << heavy;
   if (!behind) return path;
   const std::string multi = dir + "/heavy_lagged_behind.xml";
-  std::ofstream(multi) << R"(<mujoco>
-  <worldbody>
-    <site name="reference" pos="-4 0 -1"/>
-    <body name="float" pos="-4 0 -1"><freejoint/><inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/>
-      <geom type="box" size="0.1 0.1 0.1" contype="0" conaffinity="0"/><site name="float_site"/></body>
-    <body name="arm" pos="4 0 -1"><joint name="hinge" axis="0 0 1" damping="1"/>
-      <inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/>
-      <geom type="box" size="0.1 0.1 0.1" contype="0" conaffinity="0"/></body>
-  </worldbody>
-  <actuator>
-    <orientation name="gimbal" site="float_site" refsite="reference" kp="1"/>
-    <pid name="arm_pid" joint="hinge" kp="5" input="pos vel ff"/>
-    <dcmotor name="idle" joint="hinge" input="none" motorconst="0.01" resistance="1"/>
-  </actuator>
-  <include file=")" << path << R"("/>
-</mujoco>)";
+  std::ofstream(multi) << test::BehindMultiControlActuators(path);
   return multi;
 }
 
