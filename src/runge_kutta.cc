@@ -1,9 +1,6 @@
 // Copyright Nereid authors.
 // Nereid's RK4 step: MuJoCo's mj_RungeKutta and mj_advance, with Nereid's forward dynamics
 // (added mass in the mass matrix) in every stage.
-#include <climits>
-#include <cmath>
-
 #include "nereid/simulation.h"
 
 namespace nereid {
@@ -127,14 +124,6 @@ mjtNum NextActivation(const mjModel* m, const mjData* d, int i, int adr, mjtNum 
   return act;
 }
 
-// MuJoCo's mju_round (not in its public API): the nearest integer, halves away from zero,
-// clamped to an int's range
-mjtNum RoundToInt(mjtNum x) {
-  if (x > INT_MAX) return INT_MAX;
-  if (x < INT_MIN) return INT_MIN;
-  return static_cast<int>(std::round(x));
-}
-
 // The period of actuator i's setpoint when it is a rotational servo (fixed gain kp, affine
 // bias -kp length, no dynamics or an integrator) on a site with a refsite and a purely
 // rotational gear (2 pi |gear[3:6]|) or on a ball joint (2 pi |gear[0:3]|); 0 otherwise.
@@ -159,16 +148,16 @@ mjtNum ServoSetpointPeriod(const mjModel* m, int i) {
 // An integrated rotational setpoint moved to an equivalent one, as MuJoCo 3.14's
 // mj_advance does after the activations (a projection, like the actrange clamp): a
 // per-axis servo's to the one nearest its length (whole periods apart), an SO(3) servo's
-// rotation vector to an angle within [-pi, pi].
+// rotation vector to an angle within [-pi, pi] (mju_round: halves away from zero).
 void WrapRotationalSetpoint(const mjModel* m, mjData* d, int i) {
   if (m->actuator_dyntype[i] != mjDYN_INTEGRATOR) return;
   const int first = m->actuator_actadr[i];
   if (const mjtNum period = ServoSetpointPeriod(m, i); period > 0) {
     mjtNum& setpoint = d->act[first + m->actuator_actnum[i] - 1];
-    setpoint -= period * RoundToInt((setpoint - d->actuator_length[m->actuator_outadr[i]]) / period);
+    setpoint -= period * mju_round((setpoint - d->actuator_length[m->actuator_outadr[i]]) / period);
   } else if (m->actuator_gaintype[i] == mjGAIN_SO3) {
     const mjtNum angle = mju_norm3(d->act + first);
-    if (angle > mjPI) mju_scl3(d->act + first, d->act + first, (angle - 2 * mjPI * RoundToInt(angle / (2 * mjPI))) / angle);
+    if (angle > mjPI) mju_scl3(d->act + first, d->act + first, (angle - 2 * mjPI * mju_round(angle / (2 * mjPI))) / angle);
   }
 }
 
