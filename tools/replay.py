@@ -72,11 +72,16 @@ def measured_motion(log, q=None, r=None):
     return {"t": t, "p": p_body, "p_filtered": p, "v": v, "w": w, "quat": quat}
 
 
+def _has_free_joint(model, b):
+    """Whether body b moves on a free joint (MuJoCo allows one only as a body's sole joint)."""
+    import mujoco
+    return model.body_jntnum[b] > 0 and model.jnt_type[model.body_jntadr[b]] == mujoco.mjtJoint.mjJNT_FREE
+
+
 def _free_root(model, b):
     """The body with a free joint that carries body b (b itself or an ancestor), or -1."""
-    import mujoco
     while b > 0:
-        if model.body_jntnum[b] and model.jnt_type[model.body_jntadr[b]] == mujoco.mjtJoint.mjJNT_FREE:
+        if _has_free_joint(model, b):
             return b
         b = model.body_parentid[b]
     return -1
@@ -107,8 +112,7 @@ def _vehicle(model, body, log=None):
             b = model.body(body).id
         except KeyError:
             raise InputError(f"--body {body!r}: the model has no such body") from None
-        j = model.body_jntadr[b]
-        if model.body_jntnum[b] < 1 or model.jnt_type[j] != mujoco.mjtJoint.mjJNT_FREE:
+        if not _has_free_joint(model, b):
             raise InputError(f"--body {body!r}: the body has no free joint")
         return b
     if log is not None and log.commands is not None:
@@ -126,7 +130,7 @@ def _vehicle(model, body, log=None):
         if moved:
             return next(iter(moved))
     for b in range(model.nbody):
-        if model.body_jntnum[b] and model.jnt_type[model.body_jntadr[b]] == mujoco.mjtJoint.mjJNT_FREE:
+        if _has_free_joint(model, b):
             return b
     raise InputError("the model has no free body to replay")
 
