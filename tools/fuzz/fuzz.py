@@ -349,6 +349,7 @@ def mutate_config(rng, text, plugin_keys):
 
 OPTION_MUTATIONS = [
     'integrator="bogus"', 'integrator="RK4"', 'integrator="implicit"', 'integrator="implicitfast"',
+    'integrator="discrete"',  # MuJoCo 3.14 compiles it; Nereid refuses it with the reason
     'solver="bogus"', 'solver="CG"', 'iterations="-1"', 'iterations="0"', 'iterations="1000000000"',
     'ls_iterations="-5"', 'tolerance="-1"', 'tolerance="nan"', 'gravity="0 0"', 'gravity="nan 0 0"',
     'gravity="0 0 -1e308"', 'density="nan"', 'density="-1000"', 'density="1000"', 'viscosity="-1"',
