@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "added_mass.h"
+#include "length_range.h"
 #include "mjcf_guard.h"
 #include "nereid/error.h"
 #include "nereid/plugins.h"
@@ -44,6 +45,9 @@ mjModel* Load(const Parser& parse, const std::string& name, const SimulationOpti
       throw;
     }
   }
+  // MuJoCo's actuator length ranges are computed after the compile (length_range.h): a
+  // diverging computation inside mj_compile (and the tether expansion's) would never return
+  const mjLROpt length_range = TakeLengthRangeOptions(spec);
   try {
     // nereid.tether's segment bodies (include/nereid/tether.h); its compiles' warnings are
     // kept with the others (its own MuJoCo calls that can fail are guarded inside)
@@ -112,6 +116,12 @@ mjModel* Load(const Parser& parse, const std::string& name, const SimulationOpti
     }
   }
   mj_deleteSpec(spec);
+  try {
+    ComputeLengthRanges(m, length_range, name, warnings);
+  } catch (...) {
+    mj_deleteModel(m);
+    throw;
+  }
   return m;
 }
 

@@ -136,10 +136,15 @@ std::string MergedModelXml(const std::string& model_path, const mjModel* m, std:
       return fail(std::string("mjs_attach failed: ") + mjs_getError(spec));
     }
   }
+  // compiled without MuJoCo's length-range computation, which can loop forever
+  // (length_range.h): the merged MJCF is loaded through nereid::Simulation, which runs it
+  const mjLROpt length_range = spec->compiler.LRopt;
+  spec->compiler.LRopt.mode = mjLRMODE_NONE;
   mjModel* merged = nullptr;
   if (!CallMuJoCo([&] { merged = mj_compile(spec, nullptr); }, nullptr, &fatal)) {
     return fail("the merged model does not compile: " + fatal);
   }
+  spec->compiler.LRopt = length_range;
   if (!merged) return fail(std::string("the merged model does not compile: ") + mjs_getError(spec));
   mj_deleteModel(merged);
   std::vector<char> xml(1 << 22);

@@ -464,6 +464,105 @@ TEST_CASE("scenario: a control on an actuator with 0 or several controls is refu
   std::filesystem::remove_all(dir);
 }
 
+// MuJoCo's actuator length-range computation runs after the compile (src/length_range.h)
+constexpr char kMuscleArm[] = R"(<mujoco>
+  COMPILER EXTENSION
+  <worldbody>
+    <site name="anchor" pos="0 0.1 0"/>
+    <body name="upper">
+      <joint name="shoulder" type="hinge" axis="0 0 1" range="-90 90"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+      <site name="mid" pos="0.15 0.03 0"/>
+      <body name="fore" pos="0.3 0 0">
+        <joint name="elbow" type="hinge" axis="0 0 1" range="-10 120"/>
+        <geom type="capsule" fromto="0 0 0 0.25 0 0" size="0.025"/>
+        <site name="tip" pos="0.1 0.02 0"/>
+      </body>
+    </body>
+  </worldbody>
+  <tendon><spatial name="biceps"><site site="anchor"/><site site="mid"/><site site="tip"/></spatial></tendon>
+  <actuator>
+    <muscle name="m_shoulder" joint="shoulder"/>
+    <muscle name="m_elbow" joint="elbow"/>
+    <muscle name="m_biceps" tendon="biceps"/>
+    <motor name="motor" joint="elbow"/>
+  </actuator>
+</mujoco>)";
+
+std::string Replace(std::string text, const std::string& from, const std::string& to) {
+  return text.replace(text.find(from), from.size(), to);
+}
+
+TEST_CASE("actuator length ranges: Nereid's load computes MuJoCo's own, bit for bit") {
+  const std::string hydro =
+      "<extension><plugin plugin='nereid.hydrodynamics'><instance name='h'><config key='body' value='upper'/>"
+      "<config key='added_mass' value='1 2 3 0.1 0.2 0.3'/><config key='linear_damping' value='1 1 1 1 1 1'/>"
+      "<config key='quadratic_damping' value='0 0 0 0 0 0'/></instance></plugin></extension>";
+  struct Case {
+    const char* compiler;
+    std::string extension;
+  };
+  const Case cases[] = {
+      {"", ""},
+      {"<compiler><lengthrange mode='all' inttotal='5'/></compiler>", ""},
+      {"<compiler usethread='false'><lengthrange mode='muscleuser' useexisting='false' timestep='0.005' "
+       "tolrange='0.1'/></compiler>",
+       ""},
+      {"", hydro},  // a passive plugin (MuJoCo's computation switches passive forces off)
+  };
+  for (const Case& c : cases) {
+    const std::string xml = Replace(Replace(kMuscleArm, "COMPILER", c.compiler), "EXTENSION", c.extension);
+    CAPTURE(xml);
+    char error[512] = "";
+    mjSpec* spec = mj_parseXMLString(xml.c_str(), nullptr, error, sizeof(error));
+    REQUIRE(spec);
+    mjModel* plain = mj_compile(spec, nullptr);  // MuJoCo's compiler computes them itself
+    mj_deleteSpec(spec);
+    REQUIRE(plain);
+    for (Engine engine : {Engine::kNereid, Engine::kMuJoCo}) {
+      SimulationOptions options;
+      options.engine = engine;
+      auto sim = Simulation::LoadString(xml, options, "arm.xml");
+      const mjModel* m = sim->model();
+      REQUIRE(m->nactuator == plain->nactuator);
+      for (int k = 0; k < 2 * m->nactuator; ++k) CHECK(m->actuator_lengthrange[k] == plain->actuator_lengthrange[k]);
+      CHECK(m->opt.disableflags == plain->opt.disableflags);  // put back after the computation
+      CHECK(m->opt.timestep == plain->opt.timestep);
+    }
+    CHECK(plain->actuator_lengthrange[1] - plain->actuator_lengthrange[0] > 3);  // the shoulder's ±90°, computed
+    mj_deleteModel(plain);
+  }
+}
+
+TEST_CASE("a muscle whose length-range simulation diverges is refused, naming the model and the actuator") {
+  // MuJoCo 3.14's own compiler never returns on this model: its length-range simulation
+  // diverges, the step resets the data and the time never reaches lengthrange inttotal
+  const std::string xml =
+      "<mujoco><option integrator='implicitfast'/><worldbody>"
+      "<body name='b0' pos='0 0 1' euler='60 30 0'><joint name='j0' type='hinge'/>"
+      "<geom type='capsule' fromto='-0.15 0 0 0.15 0 0' size='0.05'/></body>"
+      "<body name='b1' pos='1 0 1' euler='79 0 0'><joint type='ball'/>"
+      "<geom type='capsule' fromto='-0.15 0 0 0.15 0 0' size='0.05'/></body></worldbody>"
+      "<actuator><muscle name='pull' joint='j0'/></actuator><equality><weld body1='b0' body2='b1'/></equality>"
+      "</mujoco>";
+  for (Engine engine : {Engine::kNereid, Engine::kMuJoCo}) {
+    SimulationOptions options;
+    options.engine = engine;
+    CHECK_THROWS_WITH_AS(Simulation::LoadString(xml, options, "diverging.xml"),
+                         doctest::Contains("diverging.xml: actuator 'pull': MuJoCo's length-range simulation became "
+                                           "unstable (Nan, Inf or huge value in QACC"),
+                         LoadError);
+  }
+  // given its range, the same model loads and steps
+  auto sim = Simulation::LoadString(Replace(xml, "name='pull'", "name='pull' lengthrange='-1 1'"), {}, "given.xml");
+  CHECK(sim->model()->actuator_lengthrange[1] == 1.0);
+  // MuJoCo's own refusal comes through with the actuator named
+  CHECK_THROWS_WITH_AS(Simulation::LoadString(Replace(kMuscleArm, "range=\"-10 120\"", "limited=\"false\""), {},
+                                              "free_elbow.xml"),
+                       doctest::Contains("free_elbow.xml: actuator 'm_elbow': Lengthrange computation did not converge"),
+                       LoadError);
+}
+
 }  // TEST_SUITE
 }  // namespace
 }  // namespace nereid

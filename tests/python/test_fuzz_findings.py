@@ -10,6 +10,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -159,3 +160,32 @@ def test_stepper_reset_refuses_a_key_below_minus_one(heavy):
     with pytest.raises(nereid.Error, match=r"reset to keyframe -2: expected a keyframe index >= 0, or -1"):
         nereid.stepper(model, data).reset(-2)  # Simulation::Reset took it for the defaults
     nereid.stepper(model, data).reset(-1)
+
+
+def test_load_refuses_a_muscle_whose_length_range_simulation_diverges(tmp_path):
+    """MuJoCo 3.14's compiler never returns on this model (tools/fuzz/differential.py found
+    it): nereid.load raises, in a subprocess bounded in time, and a second load in the same
+    process raises the same (MuJoCo's per-thread log state is left as it was)."""
+    path = tmp_path / "diverging.xml"
+    path.write_text(
+        "<mujoco><option integrator='implicitfast'/><worldbody>"
+        "<body name='b0' pos='0 0 1' euler='60 30 0'><joint name='j0' type='hinge'/>"
+        "<geom type='capsule' fromto='-0.15 0 0 0.15 0 0' size='0.05'/></body>"
+        "<body name='b1' pos='1 0 1' euler='79 0 0'><joint type='ball'/>"
+        "<geom type='capsule' fromto='-0.15 0 0 0.15 0 0' size='0.05'/></body></worldbody>"
+        "<actuator><muscle name='pull' joint='j0'/></actuator>"
+        "<equality><weld body1='b0' body2='b1'/></equality></mujoco>")
+    code = ("import sys, nereid\n"
+            "for _ in range(2):\n"
+            "    try:\n"
+            "        nereid.load(sys.argv[1])\n"
+            "    except nereid.Error as e:\n"
+            "        print(e)\n")
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
+                         timeout=60, env=dict(os.environ))
+    lines = out.stdout.strip().splitlines()
+    assert out.returncode == 0, out.stderr
+    assert len(lines) == 2, out.stdout
+    for line in lines:
+        assert re.search(r"diverging\.xml: actuator 'pull': MuJoCo's length-range simulation became unstable "
+                         r"\(Nan, Inf or huge value in QACC", line), line
