@@ -1,6 +1,9 @@
 // Copyright Nereid authors.
 #include "length_range.h"
 
+#include <cmath>
+#include <sstream>
+
 #include "nereid/error.h"
 
 namespace nereid {
@@ -35,6 +38,17 @@ void ComputeLengthRanges(mjModel* m, const mjLROpt& opt, const std::string& name
   bool any = false;
   for (int i = 0; i < m->nactuator && !any; ++i) any = Selected(m, opt, i);
   if (!any) return;
+  // each actuator and direction is simulated for inttotal: bounded, as a count from the user
+  const double step = opt.timestep > 0 ? opt.timestep : m->opt.timestep;
+  const double steps = std::ceil(opt.inttotal / step);
+  if (!(steps <= kMaxLengthRangeSteps)) {
+    std::ostringstream why;
+    why << name << ": <compiler><lengthrange inttotal=\"" << opt.inttotal << "\" timestep=\"" << opt.timestep
+        << "\">: the length-range simulation would take " << steps << " steps of " << step
+        << " s for each actuator and direction; at most " << kMaxLengthRangeSteps
+        << " (MuJoCo's default is 1000: inttotal 10 s, timestep 0.01 s)";
+    throw ConfigError(why.str());
+  }
   const mjOption saved = m->opt;
   // MuJoCo's compiler's options, and no automatic reset: a simulation that diverges runs on
   // to inttotal instead of starting again forever (any reset would repeat the same path,

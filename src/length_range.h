@@ -19,6 +19,10 @@
 
 namespace nereid {
 
+// The most steps a length-range simulation may take (inttotal / timestep), for each actuator
+// and direction: 100 times MuJoCo's default (10 s in steps of 0.01 s).
+inline constexpr double kMaxLengthRangeSteps = 1e5;
+
 // The spec's length-range options; the spec's mode is set to "none", so that mj_compile
 // leaves the computation to ComputeLengthRanges.
 mjLROpt TakeLengthRangeOptions(mjSpec* spec);
@@ -26,8 +30,9 @@ mjLROpt TakeLengthRangeOptions(mjSpec* spec);
 // What MuJoCo 3.14's compiler does with `opt` (mjCModel::LengthRange): the actuators it
 // selects get their length range from mj_setLengthRange, with friction loss, contacts,
 // springs, dampers, gravity, actuation and sleep off and opt.timestep as the step (when
-// positive), and also automatic reset off; m->opt is put back afterwards. Throws LoadError naming `name` and the actuator
-// when the simulation diverges or MuJoCo finds no range (its own message).
+// positive), and also automatic reset off; m->opt is put back afterwards. Throws LoadError
+// naming `name` and the actuator when the simulation diverges or MuJoCo finds no range (its
+// own message), and ConfigError when it would take more than kMaxLengthRangeSteps steps.
 void ComputeLengthRanges(mjModel* m, const mjLROpt& opt, const std::string& name, MuJoCoWarnings* warnings);
 
 }  // namespace nereid

@@ -563,6 +563,27 @@ TEST_CASE("a muscle whose length-range simulation diverges is refused, naming th
                        LoadError);
 }
 
+TEST_CASE("a length-range simulation longer than 1e5 steps is refused, stating the limit") {
+  // 1e9 s in steps of 0.01 s would simulate each muscle 1e11 steps each way
+  for (const char* inttotal : {"1e9", "inf", "nan"}) {
+    const std::string xml = Replace(Replace(kMuscleArm, "COMPILER",
+                                            std::string("<compiler><lengthrange inttotal='") + inttotal + "'/></compiler>"),
+                                    "EXTENSION", "");
+    CHECK_THROWS_WITH_AS(Simulation::LoadString(xml, {}, "long.xml"),
+                         doctest::Contains("long.xml: <compiler><lengthrange inttotal=\""),
+                         ConfigError);
+    CHECK_THROWS_WITH_AS(Simulation::LoadString(xml, {}, "long.xml"), doctest::Contains("; at most 100000"),
+                         ConfigError);
+  }
+  // 1e5 steps (1000 s at 0.01 s) are allowed; without a selected actuator nothing is simulated
+  const std::string longest = Replace(Replace(kMuscleArm, "COMPILER",
+                                              "<compiler><lengthrange inttotal='1000'/></compiler>"), "EXTENSION", "");
+  CHECK(Simulation::LoadString(longest, {}, "longest.xml")->model()->actuator_lengthrange[1] > 1.5);
+  const std::string none = Replace(Replace(kMuscleArm, "COMPILER",
+                                           "<compiler><lengthrange mode='none' inttotal='1e9'/></compiler>"), "EXTENSION", "");
+  CHECK(Simulation::LoadString(none, {}, "none.xml")->model()->actuator_lengthrange[1] == 0);
+}
+
 }  // TEST_SUITE
 }  // namespace
 }  // namespace nereid

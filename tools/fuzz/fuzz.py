@@ -377,8 +377,8 @@ def structure_et(rng, root, model_path):
     pairs = [(parent, child) for parent in root.iter() for child in list(parent)]
     op = rng.choices(["delete", "duplicate", "del_attr", "set_attr", "memory", "timestep", "option",
                       "keyframe", "inertial", "nest", "include", "no_extension", "passive", "transmission",
-                      "controls"],
-                     [14, 10, 10, 14, 8, 8, 10, 6, 6, 4, 4, 2, 6, 6, 6])[0]
+                      "controls", "lengthrange"],
+                     [14, 10, 10, 14, 8, 8, 10, 6, 6, 4, 4, 2, 6, 6, 6, 4])[0]
     if op == "delete" and pairs:
         parent, child = rng.choice(pairs)
         parent.remove(child)
@@ -529,6 +529,23 @@ def structure_et(rng, root, model_path):
             for kf in root.findall("keyframe"):
                 root.remove(kf)
         return f"first actuator <{el.tag} {short(attrs(el))}>"
+    if op == "lengthrange":
+        # MuJoCo's actuator length-range computation (src/length_range.h): a muscle with no
+        # lengthrange on a named joint, or the compiler's options with hostile values (mode
+        # "all" simulates every thruster; an inttotal of 1e9 s would simulate 1e11 steps)
+        joints = [el.attrib["name"] for el in root.iter("joint") if "name" in el.attrib]
+        if joints and rng.random() < 0.4:
+            el = ET.Element("muscle", {"joint": rng.choice(joints)})
+            ensure_element(root, "actuator").append(el)
+            for kf in root.findall("keyframe"):  # sized for the old controls
+                root.remove(kf)
+            return f"add <muscle {short(attrs(el))}>"
+        lr = ET.SubElement(ensure_element(root, "compiler"), "lengthrange")
+        lr.attrib["mode"] = rng.choice(["all", "muscleuser", "muscle", "none", "bogus"])
+        for key in rng.sample(["inttotal", "timestep", "accel", "interval", "timeconst", "tolrange", "maxforce"],
+                              rng.randint(1, 3)):
+            lr.attrib[key] = rng.choice(["1e9", "1e-300", "0", "-1", "nan", "inf", "1000", "0.5", "abc"])
+        return f"<compiler><lengthrange {short(attrs(lr))}>"
     if op == "no_extension":
         ext = root.find("extension")
         if ext is not None:
