@@ -2,6 +2,9 @@
 #include "length_range.h"
 
 #include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
 #include <sstream>
 
 #include "nereid/error.h"
@@ -9,16 +12,18 @@
 namespace nereid {
 namespace {
 
-// mj_setLengthRange's own selection: the actuators whose range it computes under opt's mode
-bool Selected(const mjModel* m, const mjLROpt& opt, int i) {
+// mj_setLengthRange's own selection: the actuators it simulates under the options (its mode,
+// and useexisting with a range given). (Its uselimit, which copies a limited joint's or
+// tendon's range instead, reads the transmission's id at the wrong index in MuJoCo 3.14, so
+// it is left to mj_setLengthRange.)
+bool Simulated(const mjModel* m, const mjLROpt& opt, int i) {
   const bool muscle = m->actuator_gaintype[i] == mjGAIN_MUSCLE || m->actuator_biastype[i] == mjBIAS_MUSCLE;
   const bool user = m->actuator_gaintype[i] == mjGAIN_USER || m->actuator_biastype[i] == mjBIAS_USER;
-  switch (opt.mode) {
-    case mjLRMODE_NONE: return false;
-    case mjLRMODE_MUSCLE: return muscle;
-    case mjLRMODE_MUSCLEUSER: return muscle || user;
-    default: return true;
-  }
+  const bool selected = opt.mode == mjLRMODE_ALL || (opt.mode == mjLRMODE_MUSCLE && muscle) ||
+                        (opt.mode == mjLRMODE_MUSCLEUSER && (muscle || user));
+  const int out = m->actuator_outadr[i];
+  const bool given = m->actuator_lengthrange[2 * out] < m->actuator_lengthrange[2 * out + 1];
+  return selected && !(opt.useexisting && given);
 }
 
 std::string ActuatorLabel(const mjModel* m, int i) {
@@ -26,18 +31,31 @@ std::string ActuatorLabel(const mjModel* m, int i) {
   return name ? "actuator '" + std::string(name) + "'" : "actuator #" + std::to_string(i);
 }
 
-}  // namespace
-
-mjLROpt TakeLengthRangeOptions(mjSpec* spec) {
-  const mjLROpt opt = spec->compiler.LRopt;
-  spec->compiler.LRopt.mode = mjLRMODE_NONE;
-  return opt;
+// MuJoCo's warning that a state went bad (mjWARN_BADQACC, _BADQVEL, _BADQPOS): its text up
+// to the dof index, from mju_warningText, then the index
+bool IsBadStateWarning(const std::string& message) {
+  for (const int kind : {mjWARN_BADQACC, mjWARN_BADQVEL, mjWARN_BADQPOS}) {
+    const std::string text = mju_warningText(kind, 0);
+    const size_t index = text.rfind('0');
+    if (index != std::string::npos && message.compare(0, index, text, 0, index) == 0) return true;
+  }
+  return false;
 }
 
-void ComputeLengthRanges(mjModel* m, const mjLROpt& opt, const std::string& name, MuJoCoWarnings* warnings) {
+// MuJoCo's compiler's statistics override: the values the user defined (NaN: not defined)
+void ApplyStatistic(mjModel* m, const mjStatistic& stat) {
+  if (!std::isnan(stat.extent)) m->stat.extent = stat.extent;
+  if (!std::isnan(stat.meaninertia)) m->stat.meaninertia = stat.meaninertia;
+  if (!std::isnan(stat.meanmass)) m->stat.meanmass = stat.meanmass;
+  if (!std::isnan(stat.meansize)) m->stat.meansize = stat.meansize;
+  if (!std::isnan(stat.center[0])) std::memcpy(m->stat.center, stat.center, sizeof(m->stat.center));
+}
+
+// The computation for the actuators it simulates; the reason it fails, or empty
+std::string Compute(mjModel* m, const mjLROpt& opt, const std::string& name, MuJoCoWarnings* warnings) {
   bool any = false;
-  for (int i = 0; i < m->nactuator && !any; ++i) any = Selected(m, opt, i);
-  if (!any) return;
+  for (int i = 0; i < m->nactuator && !any; ++i) any = Simulated(m, opt, i);
+  if (!any) return "";
   // each actuator and direction is simulated for inttotal: bounded, as a count from the user
   const double step = opt.timestep > 0 ? opt.timestep : m->opt.timestep;
   const double steps = std::ceil(opt.inttotal / step);
@@ -49,41 +67,74 @@ void ComputeLengthRanges(mjModel* m, const mjLROpt& opt, const std::string& name
         << " (MuJoCo's default is 1000: inttotal 10 s, timestep 0.01 s)";
     throw ConfigError(why.str());
   }
-  const mjOption saved = m->opt;
-  // MuJoCo's compiler's options, and no automatic reset: a simulation that diverges runs on
-  // to inttotal instead of starting again forever (any reset would repeat the same path,
-  // so on a model whose computation MuJoCo finishes, none happens and the result is MuJoCo's)
+  // MuJoCo's compiler's options (assigned, not added), and no automatic reset: a simulation
+  // that goes bad runs on to inttotal instead of starting again from the same state, which
+  // in MuJoCo's compiler repeats the same path forever
+  struct RestoreOptions {
+    mjModel* m;
+    mjOption saved;
+    ~RestoreOptions() { m->opt = saved; }
+  } restore{m, m->opt};
   m->opt.disableflags = mjDSBL_FRICTIONLOSS | mjDSBL_CONTACT | mjDSBL_SPRING | mjDSBL_DAMPER | mjDSBL_GRAVITY |
                         mjDSBL_ACTUATION | mjDSBL_AUTORESET;
   m->opt.enableflags &= ~mjENBL_SLEEP;
   if (opt.timestep > 0) m->opt.timestep = opt.timestep;
-  std::string why;
   std::string fatal;
-  mjData* d = nullptr;
-  if (!CallMuJoCo([&] { d = mj_makeData(m); }, warnings, &fatal) || !d) {
-    why = "MuJoCo cannot make the data for the length-range computation" + (fatal.empty() ? "" : ": " + fatal);
+  mjData* made = nullptr;
+  if (!CallMuJoCo([&] { made = mj_makeData(m); }, warnings, &fatal) || !made) {
+    return "MuJoCo cannot make the data for the length-range computation" + (fatal.empty() ? "" : ": " + fatal);
   }
-  for (int i = 0; d && why.empty() && i < m->nactuator; ++i) {
+  const std::unique_ptr<mjData, void (*)(mjData*)> d(made, mj_deleteData);
+  for (int i = 0; i < m->nactuator; ++i) {
+    if (!Simulated(m, opt, i)) continue;
     char error[512] = "";
     int ok = 1;
-    mjData* data = d;
-    if (!CallMuJoCo([&] { ok = mj_setLengthRange(m, data, i, &opt, error, sizeof(error)); }, warnings, &fatal)) {
-      why = ActuatorLabel(m, i) + ": MuJoCo error in its length-range computation: " + fatal;
-      break;
+    mjData* data = d.get();
+    // this actuator's warnings: each direction starts with mj_resetData, which clears the
+    // data's warning counts, so MuJoCo reports a bad state once in each direction
+    MuJoCoWarnings own;
+    if (!CallMuJoCo([&] { ok = mj_setLengthRange(m, data, i, &opt, error, sizeof(error)); }, &own, &fatal)) {
+      return ActuatorLabel(m, i) + ": MuJoCo error in its length-range computation: " + fatal;
     }
-    // a bad state is counted in the data and kept through its resets
-    for (const int kind : {mjWARN_BADQACC, mjWARN_BADQVEL, mjWARN_BADQPOS}) {  // (the order they arise in)
-      if (d->warning[kind].number == 0 || !why.empty()) continue;
-      why = ActuatorLabel(m, i) + ": MuJoCo's length-range simulation became unstable (" +
-            mju_warningText(kind, static_cast<size_t>(d->warning[kind].lastinfo)) +
-            "), where MuJoCo 3.14's compiler would loop forever; give the actuator a lengthrange, or "
-            "change <compiler><lengthrange> (timestep, accel, inttotal)";
+    std::string bad;
+    for (const std::string& message : own.messages()) {
+      if (warnings) warnings->Add(message.c_str());
+      if (bad.empty() && IsBadStateWarning(message)) bad = message;
     }
-    if (why.empty() && !ok) why = ActuatorLabel(m, i) + ": " + error;
+    if (!bad.empty()) {
+      return ActuatorLabel(m, i) + ": MuJoCo's length-range simulation became unstable (" + bad +
+             "), where MuJoCo 3.14's compiler would loop forever; give the actuator a lengthrange (with "
+             "<compiler><lengthrange useexisting=\"true\">, the default), or change <compiler><lengthrange> "
+             "(timestep, accel, inttotal; mode=\"none\" computes none)";
+    }
+    if (!ok) return ActuatorLabel(m, i) + ": " + error;
+    const int out = m->actuator_outadr[i];
+    if (!std::isfinite(m->actuator_lengthrange[2 * out]) || !std::isfinite(m->actuator_lengthrange[2 * out + 1])) {
+      std::ostringstream why;
+      why << ActuatorLabel(m, i) << ": MuJoCo's length-range computation gave (" << m->actuator_lengthrange[2 * out]
+          << ", " << m->actuator_lengthrange[2 * out + 1] << "); give the actuator a lengthrange";
+      return why.str();
+    }
   }
-  if (d) mj_deleteData(d);
-  m->opt = saved;
+  return "";
+}
+
+}  // namespace
+
+LengthRangeRequest TakeLengthRangeRequest(mjSpec* spec) {
+  const LengthRangeRequest request{spec->compiler.LRopt, spec->stat};
+  spec->compiler.LRopt.mode = mjLRMODE_NONE;
+  const double undefined = std::numeric_limits<double>::quiet_NaN();
+  spec->stat.meaninertia = spec->stat.meanmass = spec->stat.meansize = spec->stat.extent = undefined;
+  for (double& c : spec->stat.center) c = undefined;
+  return request;
+}
+
+void ComputeLengthRanges(mjModel* m, const LengthRangeRequest& request, const std::string& name,
+                         MuJoCoWarnings* warnings) {
+  const std::string why = Compute(m, request.options, name, warnings);
   if (!why.empty()) throw LoadError(name + ": " + why);
+  ApplyStatistic(m, request.statistic);
 }
 
 }  // namespace nereid

@@ -23,17 +23,28 @@ namespace nereid {
 // and direction: 100 times MuJoCo's default (10 s in steps of 0.01 s).
 inline constexpr double kMaxLengthRangeSteps = 1e5;
 
-// The spec's length-range options; the spec's mode is set to "none", so that mj_compile
-// leaves the computation to ComputeLengthRanges.
-mjLROpt TakeLengthRangeOptions(mjSpec* spec);
+// What the spec asked of the compiler that now happens after it: the length-range options,
+// and the <statistic> values the user gave (MuJoCo's compiler computes the ranges before it
+// puts them in the model: the solvers' tolerances scale with meaninertia).
+struct LengthRangeRequest {
+  mjLROpt options;
+  mjStatistic statistic;
+};
 
-// What MuJoCo 3.14's compiler does with `opt` (mjCModel::LengthRange): the actuators it
-// selects get their length range from mj_setLengthRange, with friction loss, contacts,
-// springs, dampers, gravity, actuation and sleep off and opt.timestep as the step (when
-// positive), and also automatic reset off; m->opt is put back afterwards. Throws LoadError
-// naming `name` and the actuator when the simulation diverges or MuJoCo finds no range (its
-// own message), and ConfigError when it would take more than kMaxLengthRangeSteps steps.
-void ComputeLengthRanges(mjModel* m, const mjLROpt& opt, const std::string& name, MuJoCoWarnings* warnings);
+// Takes the request out of the spec: its length-range mode is set to "none" and its
+// <statistic> values to undefined, so that mj_compile leaves both to ComputeLengthRanges.
+LengthRangeRequest TakeLengthRangeRequest(mjSpec* spec);
+
+// What MuJoCo 3.14's compiler does at the end of a compile (mjCModel::LengthRange, then the
+// <statistic> values): the actuators it selects get their length range from
+// mj_setLengthRange, with friction loss, contacts, springs, dampers, gravity, actuation and
+// sleep off and options.timestep as the step (when positive), and also automatic reset off;
+// m->opt is put back afterwards, then the user's statistics go into m->stat. Throws
+// LoadError naming `name` and the actuator when a simulation goes bad (its first MuJoCo
+// warning quoted) or MuJoCo finds no range (its own message), and ConfigError when one would
+// take more than kMaxLengthRangeSteps steps.
+void ComputeLengthRanges(mjModel* m, const LengthRangeRequest& request, const std::string& name,
+                         MuJoCoWarnings* warnings);
 
 }  // namespace nereid
 

@@ -47,7 +47,7 @@ mjModel* Load(const Parser& parse, const std::string& name, const SimulationOpti
   }
   // MuJoCo's actuator length ranges are computed after the compile (length_range.h): a
   // diverging computation inside mj_compile (and the tether expansion's) would never return
-  const mjLROpt length_range = TakeLengthRangeOptions(spec);
+  const LengthRangeRequest length_range = TakeLengthRangeRequest(spec);
   try {
     // nereid.tether's segment bodies (include/nereid/tether.h); its compiles' warnings are
     // kept with the others (its own MuJoCo calls that can fail are guarded inside)

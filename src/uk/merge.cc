@@ -137,7 +137,8 @@ std::string MergedModelXml(const std::string& model_path, const mjModel* m, std:
     }
   }
   // compiled without MuJoCo's length-range computation, which can loop forever
-  // (length_range.h): the merged MJCF is loaded through nereid::Simulation, which runs it
+  // (length_range.h); the merged MJCF is loaded through nereid::Simulation, which runs it
+  // (with MuJoCo's default options: MuJoCo 3.14's XML writer leaves <lengthrange> out)
   const mjLROpt length_range = spec->compiler.LRopt;
   spec->compiler.LRopt.mode = mjLRMODE_NONE;
   mjModel* merged = nullptr;

@@ -509,6 +509,9 @@ TEST_CASE("actuator length ranges: Nereid's load computes MuJoCo's own, bit for 
        "tolrange='0.1'/></compiler>",
        ""},
       {"", hydro},  // a passive plugin (MuJoCo's computation switches passive forces off)
+      // PGS's tolerance scales with meaninertia, which MuJoCo's compiler sets from the
+      // user's <statistic> only after the computation
+      {"<option solver='PGS'/><statistic meaninertia='100' extent='3' center='0 0 1'/>", ""},
   };
   for (const Case& c : cases) {
     const std::string xml = Replace(Replace(kMuscleArm, "COMPILER", c.compiler), "EXTENSION", c.extension);
@@ -528,6 +531,9 @@ TEST_CASE("actuator length ranges: Nereid's load computes MuJoCo's own, bit for 
       for (int k = 0; k < 2 * m->nactuator; ++k) CHECK(m->actuator_lengthrange[k] == plain->actuator_lengthrange[k]);
       CHECK(m->opt.disableflags == plain->opt.disableflags);  // put back after the computation
       CHECK(m->opt.timestep == plain->opt.timestep);
+      CHECK(m->stat.meaninertia == plain->stat.meaninertia);
+      CHECK(m->stat.extent == plain->stat.extent);
+      for (int k = 0; k < 3; ++k) CHECK(m->stat.center[k] == plain->stat.center[k]);
     }
     CHECK(plain->actuator_lengthrange[1] - plain->actuator_lengthrange[0] > 3);  // the shoulder's ±90°, computed
     mj_deleteModel(plain);
@@ -553,9 +559,21 @@ TEST_CASE("a muscle whose length-range simulation diverges is refused, naming th
                                            "unstable (Nan, Inf or huge value in QACC"),
                          LoadError);
   }
-  // given its range, the same model loads and steps
+  // given its range, the same model loads
   auto sim = Simulation::LoadString(Replace(xml, "name='pull'", "name='pull' lengthrange='-1 1'"), {}, "given.xml");
   CHECK(sim->model()->actuator_lengthrange[1] == 1.0);
+  // unstable in the first direction only (a tendon limit with a huge negative stiffness):
+  // each direction starts from mj_resetData, so its warning is looked for in both
+  const std::string one_side =
+      "<mujoco><worldbody><body><joint name='j0' axis='0 0 1' range='-100 1'/>"
+      "<geom type='capsule' fromto='0 0 0 0.3 0 0' size='0.03'/></body></worldbody>"
+      "<tendon><fixed limited='true' range='-0.5 1000' solreflimit='-1e12 0'><joint joint='j0' coef='1'/></fixed>"
+      "</tendon><actuator><muscle name='pull' joint='j0'/></actuator></mujoco>";
+  CHECK_THROWS_WITH_AS(Simulation::LoadString(one_side, {}, "one_side.xml"),
+                       doctest::Contains("one_side.xml: actuator 'pull': MuJoCo's length-range simulation became "
+                                         "unstable (Nan, Inf or huge value in QACC at DOF 0. The simulation is "
+                                         "unstable. Time = 0.2300.)"),
+                       LoadError);
   // MuJoCo's own refusal comes through with the actuator named
   CHECK_THROWS_WITH_AS(Simulation::LoadString(Replace(kMuscleArm, "range=\"-10 120\"", "limited=\"false\""), {},
                                               "free_elbow.xml"),
@@ -582,6 +600,13 @@ TEST_CASE("a length-range simulation longer than 1e5 steps is refused, stating t
   const std::string none = Replace(Replace(kMuscleArm, "COMPILER",
                                            "<compiler><lengthrange mode='none' inttotal='1e9'/></compiler>"), "EXTENSION", "");
   CHECK(Simulation::LoadString(none, {}, "none.xml")->model()->actuator_lengthrange[1] == 0);
+  // every range given (useexisting, the default): nothing to simulate, as in MuJoCo
+  std::string given = Replace(Replace(kMuscleArm, "COMPILER", "<compiler><lengthrange inttotal='1e9'/></compiler>"),
+                              "EXTENSION", "");
+  for (const char* muscle : {"m_shoulder\"", "m_elbow\"", "m_biceps\""}) {
+    given = Replace(given, muscle, std::string(muscle) + " lengthrange=\"-1 2\"");
+  }
+  CHECK(Simulation::LoadString(given, {}, "given.xml")->model()->actuator_lengthrange[5] == 2);
 }
 
 }  // TEST_SUITE
