@@ -12,34 +12,36 @@
 namespace nereid {
 namespace {
 
-// mj_setLengthRange's own selection: the actuators it simulates under the options (its mode,
-// and useexisting with a range given). (Its uselimit, which copies a limited joint's or
-// tendon's range instead, reads the transmission's id at the wrong index in MuJoCo 3.14, so
-// it is left to mj_setLengthRange.)
-bool Simulated(const mjModel* m, const mjLROpt& opt, int i) {
+// mj_setLengthRange's own selection by the options' mode: the actuators it does anything for
+bool Selected(const mjModel* m, const mjLROpt& opt, int i) {
   const bool muscle = m->actuator_gaintype[i] == mjGAIN_MUSCLE || m->actuator_biastype[i] == mjBIAS_MUSCLE;
   const bool user = m->actuator_gaintype[i] == mjGAIN_USER || m->actuator_biastype[i] == mjBIAS_USER;
-  const bool selected = opt.mode == mjLRMODE_ALL || (opt.mode == mjLRMODE_MUSCLE && muscle) ||
-                        (opt.mode == mjLRMODE_MUSCLEUSER && (muscle || user));
+  return opt.mode == mjLRMODE_ALL || (opt.mode == mjLRMODE_MUSCLE && muscle) ||
+         (opt.mode == mjLRMODE_MUSCLEUSER && (muscle || user));
+}
+
+// Of those, the ones it simulates: not with useexisting and a range given, nor with uselimit
+// and a limited joint or tendon, whose range it copies. MuJoCo 3.14 looks that joint or
+// tendon up at actuator_trnid[i], not [2 i]: the same lookup here, so that the same
+// actuators count (one it would read out of bounds counts as simulated).
+bool Simulated(const mjModel* m, const mjLROpt& opt, int i) {
   const int out = m->actuator_outadr[i];
   const bool given = m->actuator_lengthrange[2 * out] < m->actuator_lengthrange[2 * out + 1];
-  return selected && !(opt.useexisting && given);
+  if (!Selected(m, opt, i) || (opt.useexisting && given)) return false;
+  if (opt.uselimit) {
+    const int id = m->actuator_trnid[i];
+    const int type = m->actuator_trntype[i];
+    if ((type == mjTRN_JOINT || type == mjTRN_JOINTINPARENT) && id >= 0 && id < m->njnt && m->jnt_limited[id]) {
+      return false;
+    }
+    if (type == mjTRN_TENDON && id >= 0 && id < m->ntendon && m->tendon_limited[id]) return false;
+  }
+  return true;
 }
 
 std::string ActuatorLabel(const mjModel* m, int i) {
   const char* name = mj_id2name(m, mjOBJ_ACTUATOR, i);
   return name ? "actuator '" + std::string(name) + "'" : "actuator #" + std::to_string(i);
-}
-
-// MuJoCo's warning that a state went bad (mjWARN_BADQACC, _BADQVEL, _BADQPOS): its text up
-// to the dof index, from mju_warningText, then the index
-bool IsBadStateWarning(const std::string& message) {
-  for (const int kind : {mjWARN_BADQACC, mjWARN_BADQVEL, mjWARN_BADQPOS}) {
-    const std::string text = mju_warningText(kind, 0);
-    const size_t index = text.rfind('0');
-    if (index != std::string::npos && message.compare(0, index, text, 0, index) == 0) return true;
-  }
-  return false;
 }
 
 // MuJoCo's compiler's statistics override: the values the user defined (NaN: not defined)
@@ -53,13 +55,16 @@ void ApplyStatistic(mjModel* m, const mjStatistic& stat) {
 
 // The computation for the actuators it simulates; the reason it fails, or empty
 std::string Compute(mjModel* m, const mjLROpt& opt, const std::string& name, MuJoCoWarnings* warnings) {
-  bool any = false;
-  for (int i = 0; i < m->nactuator && !any; ++i) any = Simulated(m, opt, i);
-  if (!any) return "";
+  bool selected = false, simulated = false;
+  for (int i = 0; i < m->nactuator; ++i) {
+    selected = selected || Selected(m, opt, i);
+    simulated = simulated || Simulated(m, opt, i);
+  }
+  if (!selected) return "";
   // each actuator and direction is simulated for inttotal: bounded, as a count from the user
   const double step = opt.timestep > 0 ? opt.timestep : m->opt.timestep;
   const double steps = std::ceil(opt.inttotal / step);
-  if (!(steps <= kMaxLengthRangeSteps)) {
+  if (simulated && !(steps <= kMaxLengthRangeSteps)) {
     std::ostringstream why;
     why << name << ": <compiler><lengthrange inttotal=\"" << opt.inttotal << "\" timestep=\"" << opt.timestep
         << "\">: the length-range simulation would take " << steps << " steps of " << step
@@ -86,7 +91,7 @@ std::string Compute(mjModel* m, const mjLROpt& opt, const std::string& name, MuJ
   }
   const std::unique_ptr<mjData, void (*)(mjData*)> d(made, mj_deleteData);
   for (int i = 0; i < m->nactuator; ++i) {
-    if (!Simulated(m, opt, i)) continue;
+    if (!Selected(m, opt, i)) continue;
     char error[512] = "";
     int ok = 1;
     mjData* data = d.get();
@@ -94,15 +99,12 @@ std::string Compute(mjModel* m, const mjLROpt& opt, const std::string& name, MuJ
     // data's warning counts, so MuJoCo reports a bad state once in each direction
     MuJoCoWarnings own;
     if (!CallMuJoCo([&] { ok = mj_setLengthRange(m, data, i, &opt, error, sizeof(error)); }, &own, &fatal)) {
+      if (warnings) warnings->Add(own);
       return ActuatorLabel(m, i) + ": MuJoCo error in its length-range computation: " + fatal;
     }
-    std::string bad;
-    for (const std::string& message : own.messages()) {
-      if (warnings) warnings->Add(message.c_str());
-      if (bad.empty() && IsBadStateWarning(message)) bad = message;
-    }
-    if (!bad.empty()) {
-      return ActuatorLabel(m, i) + ": MuJoCo's length-range simulation became unstable (" + bad +
+    if (warnings) warnings->Add(own);
+    if (!own.first_bad_state().empty()) {
+      return ActuatorLabel(m, i) + ": MuJoCo's length-range simulation became unstable (" + own.first_bad_state() +
              "), where MuJoCo 3.14's compiler would loop forever; give the actuator a lengthrange (with "
              "<compiler><lengthrange useexisting=\"true\">, the default), or change <compiler><lengthrange> "
              "(timestep, accel, inttotal; mode=\"none\" computes none)";

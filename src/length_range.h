@@ -25,7 +25,9 @@ inline constexpr double kMaxLengthRangeSteps = 1e5;
 
 // What the spec asked of the compiler that now happens after it: the length-range options,
 // and the <statistic> values the user gave (MuJoCo's compiler computes the ranges before it
-// puts them in the model: the solvers' tolerances scale with meaninertia).
+// puts them in the model: the solvers' tolerances scale with meaninertia). (The compiler's
+// own test step, whose data it discards, then runs with the computed statistics: only its
+// warnings could differ.)
 struct LengthRangeRequest {
   mjLROpt options;
   mjStatistic statistic;

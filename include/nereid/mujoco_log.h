@@ -25,13 +25,23 @@ class MuJoCoWarnings {
  public:
   static constexpr int kKept = 20;
   void Add(const char* message);
+  // another collection's warnings after these: its count, and its messages while room is left
+  void Add(const MuJoCoWarnings& other);
   long count() const { return count_; }
   const std::vector<std::string>& messages() const { return messages_; }
-  void Clear() { count_ = 0; messages_.clear(); }
+  // the first of MuJoCo's warnings that a state went bad (a NaN, Inf or huge qpos, qvel or
+  // qacc: mjWARN_BADQPOS, _BADQVEL, _BADQACC), kept even past kKept; empty if none came
+  const std::string& first_bad_state() const { return first_bad_state_; }
+  void Clear() {
+    count_ = 0;
+    messages_.clear();
+    first_bad_state_.clear();
+  }
 
  private:
   long count_ = 0;
   std::vector<std::string> messages_;
+  std::string first_bad_state_;
 };
 
 // Installs Nereid's MuJoCo log handler (idempotent; CallMuJoCo does it too).

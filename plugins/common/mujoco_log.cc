@@ -3,6 +3,7 @@
 
 #include <csetjmp>
 #include <cstring>
+#include <string>
 
 #include <mujoco/mujoco.h>
 
@@ -35,11 +36,30 @@ void LogHandler(const mjLogMessage* message) {
   // info and debug messages (opt-in topics) are dropped inside Nereid's calls
 }
 
+// MuJoCo's warning that a state went bad: its text (mju_warningText) up to the dof index
+bool IsBadStateWarning(const char* message) {
+  for (const int kind : {mjWARN_BADQACC, mjWARN_BADQVEL, mjWARN_BADQPOS}) {
+    const std::string text = mju_warningText(kind, 0);
+    const size_t index = text.rfind('0');
+    if (index != std::string::npos && std::strncmp(message, text.c_str(), index) == 0) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void MuJoCoWarnings::Add(const char* message) {
   ++count_;
   if (messages_.size() < static_cast<size_t>(kKept)) messages_.emplace_back(message);
+  if (first_bad_state_.empty() && IsBadStateWarning(message)) first_bad_state_ = message;
+}
+
+void MuJoCoWarnings::Add(const MuJoCoWarnings& other) {
+  for (const std::string& message : other.messages_) {
+    if (messages_.size() < static_cast<size_t>(kKept)) messages_.push_back(message);
+  }
+  count_ += other.count_;
+  if (first_bad_state_.empty()) first_bad_state_ = other.first_bad_state_;
 }
 
 void InstallMuJoCoLogHandler() {

@@ -334,7 +334,27 @@ TEST_CASE("MuJoCo's warnings go to the simulation, not to stdout or MUJOCO_LOG.T
   CHECK_FALSE(sim->TryStep());
   REQUIRE(sim->mujoco_warnings().count() == 1);
   CHECK(sim->mujoco_warnings().messages().front().find("QVEL") != std::string::npos);
+  CHECK(sim->mujoco_warnings().first_bad_state() == sim->mujoco_warnings().messages().front());
   CHECK_FALSE(std::filesystem::exists(log));
+}
+
+TEST_CASE("MuJoCo's warnings: one collection added to another keeps the whole count and the first bad state") {
+  MuJoCoWarnings load, own;
+  for (int i = 0; i < 15; ++i) load.Add("Too many contacts.");
+  for (int i = 0; i < 30; ++i) own.Add("Inertia matrix is too close to singular at DOF 0. Check model.");
+  CHECK(own.first_bad_state().empty());
+  own.Add("Nan, Inf or huge value in QACC at DOF 3. The simulation is unstable. Time = 0.2300.");
+  own.Add("Nan, Inf or huge value in QPOS at DOF 0. The simulation is unstable. Time = 0.2400.");
+  CHECK(own.messages().size() == MuJoCoWarnings::kKept);  // the bad states are past the kept ones
+  CHECK(own.first_bad_state() == "Nan, Inf or huge value in QACC at DOF 3. The simulation is unstable. Time = 0.2300.");
+  CHECK(own.count() == 32);
+  load.Add(own);
+  CHECK(load.count() == 47);
+  CHECK(load.messages().size() == MuJoCoWarnings::kKept);
+  CHECK(load.messages().back() == "Inertia matrix is too close to singular at DOF 0. Check model.");
+  CHECK(load.first_bad_state() == own.first_bad_state());
+  load.Clear();
+  CHECK(load.first_bad_state().empty());
 }
 
 TEST_CASE("scenario: malformed JSON and bad values name the file, the JSON path and the value") {
@@ -601,6 +621,13 @@ TEST_CASE("a length-range simulation longer than 1e5 steps is refused, stating t
   const std::string none = Replace(Replace(kMuscleArm, "COMPILER",
                                            "<compiler><lengthrange mode='none' inttotal='1e9'/></compiler>"), "EXTENSION", "");
   CHECK(Simulation::LoadString(none, {}, "none.xml")->model()->actuator_lengthrange[1] == 0);
+  // uselimit: a muscle on a limited joint takes the joint's range, nothing to simulate
+  const std::string limited =
+      "<mujoco><compiler><lengthrange uselimit='true' inttotal='1e9'/></compiler><worldbody><body>"
+      "<joint name='j' axis='0 0 1' range='-30 40'/><geom size='0.1'/></body></worldbody>"
+      "<actuator><muscle joint='j'/></actuator></mujoco>";
+  CHECK(Simulation::LoadString(limited, {}, "limited.xml")->model()->actuator_lengthrange[1] ==
+        doctest::Approx(40 * M_PI / 180).epsilon(1e-12));
   // every range given (useexisting, the default): nothing to simulate, as in MuJoCo
   std::string given = Replace(Replace(kMuscleArm, "COMPILER", "<compiler><lengthrange inttotal='1e9'/></compiler>"),
                               "EXTENSION", "");
