@@ -174,11 +174,10 @@ void Simulation::Advance(const mjtNum* act_dot, const mjtNum* qacc, const mjtNum
     for (int i = 0; i < nactuator; ++i) {
       const int adr = m_->actuator_actadr[i];
       if (adr < 0) continue;
-      const int group = m_->actuator_group[i];
-      const bool disabled = group >= 0 && group <= 30 && (m_->opt.disableactuator & (1 << group));
+      const bool disabled = ActuatorGroupDisabled(m_, i);
       for (int j = adr; j < adr + m_->actuator_actnum[i]; ++j) d_->act[j] = NextActivation(m_, d_, i, j, disabled ? 0 : act_dot[j]);
+      WrapRotationalSetpoint(m_, d_, i);  // from its own activations and length only
     }
-    for (int i = 0; i < nactuator; ++i) WrapRotationalSetpoint(m_, d_, i);
   }
   mju_addToScl(d_->qvel, qacc, h, static_cast<int>(m_->nv));
   mj_integratePos(m_, d_->qpos, qvel, h);

@@ -129,6 +129,14 @@ struct BuoyancyConfig {
 // Reads and validates a nereid.thruster instance's <config>. Throws ConfigError.
 ThrusterModel ThrusterModelFromModel(const mjModel* m, int instance);
 
+// Whether actuator i's group is disabled in the model's options (mjOption.disableactuator,
+// groups 0-30 as MuJoCo's own internal check reads it): no force from the thruster plugin,
+// no activation update in Nereid's RK4.
+inline bool ActuatorGroupDisabled(const mjModel* m, int i) {
+  const int group = m->actuator_group[i];
+  return group >= 0 && group <= 30 && (m->opt.disableactuator & (1 << group));
+}
+
 // Reads a nereid.current instance's <config>. Throws ConfigError.
 CurrentField CurrentFromModel(const mjModel* m, int instance);
 

@@ -141,8 +141,7 @@ void Thruster::Compute(const mjModel* m, mjData* d, int) noexcept {
     // an actuator group disabled in the model's options (mjOption.disableactuator) gives
     // no thrust, as MuJoCo's own actuators do (it leaves plugin actuators to themselves);
     // its motor lag's shaft speed is frozen by MuJoCo's (and Nereid's RK4) advance
-    const int group = m->actuator_group[a];
-    if (group >= 0 && group <= 30 && (m->opt.disableactuator & (1 << group))) {
+    if (ActuatorGroupDisabled(m, a)) {
       d->actuator_force[m->actuator_outadr[a]] = 0;
       continue;
     }
