@@ -518,6 +518,11 @@ std::string Replace(std::string text, const std::string& from, const std::string
   return text.replace(text.find(from), from.size(), to);
 }
 
+// kMuscleArm with `compiler` (and `extension`) in place of its placeholders
+std::string MuscleArm(const std::string& compiler = "", const std::string& extension = "") {
+  return Replace(Replace(kMuscleArm, "COMPILER", compiler), "EXTENSION", extension);
+}
+
 TEST_CASE("actuator length ranges: Nereid's load computes MuJoCo's own, bit for bit") {
   const std::string hydro =
       "<extension><plugin plugin='nereid.hydrodynamics'><instance name='h'><config key='body' value='upper'/>"
@@ -539,7 +544,7 @@ TEST_CASE("actuator length ranges: Nereid's load computes MuJoCo's own, bit for 
       {"<option solver='PGS'/><statistic meaninertia='100' extent='3' center='0 0 1'/>", ""},
   };
   for (const Case& c : cases) {
-    const std::string xml = Replace(Replace(kMuscleArm, "COMPILER", c.compiler), "EXTENSION", c.extension);
+    const std::string xml = MuscleArm(c.compiler, c.extension);
     CAPTURE(xml);
     char error[512] = "";
     mjSpec* spec = mj_parseXMLString(xml.c_str(), nullptr, error, sizeof(error));
@@ -596,31 +601,27 @@ TEST_CASE("a muscle whose length-range simulation diverges is refused, naming th
                                          "unstable. Time = 0.2300.)"),
                        LoadError);
   // MuJoCo's own refusal comes through with the actuator named
-  CHECK_THROWS_WITH_AS(Simulation::LoadString(Replace(kMuscleArm, "range=\"-10 120\"", "limited=\"false\""), {},
+  CHECK_THROWS_WITH_AS(Simulation::LoadString(Replace(MuscleArm(), "range=\"-10 120\"", "limited=\"false\""), {},
                                               "free_elbow.xml"),
                        doctest::Contains("free_elbow.xml: actuator 'm_elbow': Lengthrange computation did not converge"),
                        LoadError);
 }
 
 TEST_CASE("a length-range simulation longer than 1e5 steps is refused, stating the limit") {
+  auto arm = [](const std::string& lengthrange) { return MuscleArm("<compiler><lengthrange " + lengthrange + "/></compiler>"); };
   // 1e9 s in steps of 0.01 s would simulate each muscle 1e11 steps each way
   for (const char* inttotal : {"1e9", "inf", "nan"}) {
-    const std::string xml = Replace(Replace(kMuscleArm, "COMPILER",
-                                            std::string("<compiler><lengthrange inttotal='") + inttotal + "'/></compiler>"),
-                                    "EXTENSION", "");
+    const std::string xml = arm(std::string("inttotal='") + inttotal + "'");
     CHECK_THROWS_WITH_AS(Simulation::LoadString(xml, {}, "long.xml"),
                          doctest::Contains("long.xml: <compiler><lengthrange inttotal=\""),
                          ConfigError);
     CHECK_THROWS_WITH_AS(Simulation::LoadString(xml, {}, "long.xml"), doctest::Contains("; at most 100000"),
                          ConfigError);
   }
-  // 1e5 steps (1000 s at 0.01 s) are allowed; without a selected actuator nothing is simulated
-  const std::string longest = Replace(Replace(kMuscleArm, "COMPILER",
-                                              "<compiler><lengthrange inttotal='1000'/></compiler>"), "EXTENSION", "");
-  CHECK(Simulation::LoadString(longest, {}, "longest.xml")->model()->actuator_lengthrange[1] > 1.5);
-  const std::string none = Replace(Replace(kMuscleArm, "COMPILER",
-                                           "<compiler><lengthrange mode='none' inttotal='1e9'/></compiler>"), "EXTENSION", "");
-  CHECK(Simulation::LoadString(none, {}, "none.xml")->model()->actuator_lengthrange[1] == 0);
+  // 1e5 steps (1000 s at 0.01 s) are allowed; with mode none nothing is simulated
+  CHECK(Simulation::LoadString(arm("inttotal='1000'"), {}, "longest.xml")->model()->actuator_lengthrange[1] > 1.5);
+  CHECK(Simulation::LoadString(arm("mode='none' inttotal='1e9'"), {}, "none.xml")->model()->actuator_lengthrange[1] ==
+        0);
   // uselimit: a muscle on a limited joint takes the joint's range, nothing to simulate
   const std::string limited =
       "<mujoco><compiler><lengthrange uselimit='true' inttotal='1e9'/></compiler><worldbody><body>"
@@ -629,8 +630,7 @@ TEST_CASE("a length-range simulation longer than 1e5 steps is refused, stating t
   CHECK(Simulation::LoadString(limited, {}, "limited.xml")->model()->actuator_lengthrange[1] ==
         doctest::Approx(40 * M_PI / 180).epsilon(1e-12));
   // every range given (useexisting, the default): nothing to simulate, as in MuJoCo
-  std::string given = Replace(Replace(kMuscleArm, "COMPILER", "<compiler><lengthrange inttotal='1e9'/></compiler>"),
-                              "EXTENSION", "");
+  std::string given = arm("inttotal='1e9'");
   for (const char* muscle : {"m_shoulder\"", "m_elbow\"", "m_biceps\""}) {
     given = Replace(given, muscle, std::string(muscle) + " lengthrange=\"-1 2\"");
   }
