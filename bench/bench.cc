@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -104,6 +105,9 @@ struct Tally {
     double rate = 0;
     for (size_t w = 0; w < steps.size(); ++w) rate += seconds[w] > 0 ? static_cast<double>(steps[w]) / seconds[w] : 0.0;
     return rate;
+  }
+  void Add(const Tally& other) {
+    for (size_t w = 0; w < steps.size(); ++w) steps[w] += other.steps[w], seconds[w] += other.seconds[w];
   }
 };
 
@@ -627,6 +631,11 @@ void RunRlBenchmarks(const BenchOptions& options, BenchReport* report) {
   constexpr int kSlices = 8;
   const double bound_seconds = std::max(0.02, 0.15 * static_cast<double>(options.rl_env_steps) / 24000.0);
   std::vector<BenchCase> bounds;
+  // Each slice's batch against its same-envs bound, slice by slice: the ratio of their rates
+  // (one per slice, the two measured back to back, the order swapped every slice), whose
+  // median a burst of the host's stolen time moves by one pair at most (the runs' sums
+  // above take it whole); report.paired, JSON "paired_blocks" (docs/rl.md "Throughput")
+  std::map<std::string, std::vector<double>> slice_ratios;
   // the cases interleaved in each run: a busy moment of the machine touches every case
   for (int run = 0; run < runs; ++run) {
     for (RlCase& c : rl_cases) {
@@ -636,12 +645,21 @@ void RunRlBenchmarks(const BenchOptions& options, BenchReport* report) {
       Tally same(c.env->num_threads()), one(c.env->num_threads());
       for (int slice = 0; slice < slices; ++slice) {
         const long steps = c.steps * (slice + 1) / slices - c.steps * slice / slices;
+        Tally same_slice(c.env->num_threads());
+        const bool bound_first = with_bounds && slice % 2 == 1;
+        if (bound_first) StepBatchPhysics(*c.env, false, bound_seconds / slices, &same_slice);
         const auto start = std::chrono::steady_clock::now();
         for (long k = 0; k < steps; ++k) c.env->Step(c.actions.data());
-        seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double slice_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        seconds += slice_seconds;
         if (!with_bounds) continue;
-        StepBatchPhysics(*c.env, false, bound_seconds / slices, &same);
+        if (!bound_first) StepBatchPhysics(*c.env, false, bound_seconds / slices, &same_slice);
         StepBatchPhysics(*c.env, true, bound_seconds / slices, &one);
+        same.Add(same_slice);
+        if (slice_seconds > 0 && same_slice.Rate() > 0) {
+          slice_ratios[c.result.name].push_back(static_cast<double>(steps * c.env->num_envs()) / slice_seconds /
+                                                same_slice.Rate());
+        }
       }
       c.result.runs.push_back(static_cast<double>(c.steps * c.env->num_envs()) / seconds);
       if (!with_bounds) continue;
@@ -658,6 +676,12 @@ void RunRlBenchmarks(const BenchOptions& options, BenchReport* report) {
     }
   }
   for (BenchCase& b : bounds) rl_cases.push_back({nullptr, {}, 0, b});
+  for (const RlCase& c : rl_cases) {
+    const auto ratios = slice_ratios.find(c.result.name);
+    if (ratios == slice_ratios.end()) continue;
+    report->paired.push_back({c.result.name, c.result.name + "/physics_same_envs", c.steps / kSlices,
+                              SpreadOf(ratios->second)});
+  }
   for (RlCase& c : rl_cases) {
     const Spread rate = SpreadOf(c.result.runs);
     c.result.env_steps_per_s = rate.median;

@@ -46,8 +46,9 @@ constexpr char kUsage[] =
     "               [--rl-steps N] [--only TEXT]\n"
     "      Median ns per step of Nereid's engine and plain mj_step on the same model; --only runs\n"
     "      only the per-step cases whose name contains TEXT (\"sensors\": the suite's cost,\n"
-    "      \"waves\": a 64-component sea's, each with its reference); the cost ratios are also\n"
-    "      measured in paired blocks of --block-steps steps (default 50).\n"
+    "      \"waves\": a 64-component sea's, each with its reference; \"rl\": the RL batch and\n"
+    "      rollout cases alone); the cost ratios are also measured in paired blocks of\n"
+    "      --block-steps steps (default 50).\n"
     "  nereid info MODEL.xml\n"
     "      Vehicles, marine plugins, thrusters and the thrust allocation matrix.\n"
     "  nereid crosscheck SCENARIO.json [--out DIR] [--no-plots]\n"
@@ -187,6 +188,24 @@ nereid::Spread Scaled(nereid::Spread s, double factor) {
   return s;
 }
 
+// A ratio's paired blocks, when measured: the median with the middle half and the whole
+// range of the block pairs' ratios ("paired blocks of 50 steps", the RL batch's "paired
+// slices of 11 batch steps").
+void PrintPairedCases(const nereid::BenchReport& report, const std::string& numerator, const std::string& denominator,
+                      const char* blocks, const char* steps, const char* target = "") {
+  const nereid::PairedRatio* p = report.FindPaired(numerator, denominator);
+  if (!p || p->ratio.runs == 0) return;
+  std::printf("    paired %s of %ld %s: median %.3f, middle half %.3f-%.3f, all %.3f-%.3f over %d%s\n", blocks,
+              p->block_steps, steps, p->ratio.median, p->ratio.q1, p->ratio.q3, p->ratio.min, p->ratio.max,
+              p->ratio.runs, target);
+}
+
+// The paired blocks (BenchOptions::block_steps) of two of the Heavy's per-step cases.
+void PrintPaired(const nereid::BenchReport& report, const char* numerator, const char* denominator) {
+  PrintPairedCases(report, std::string("bluerov2_heavy/") + numerator, std::string("bluerov2_heavy/") + denominator,
+                   "blocks", "steps");
+}
+
 // The RL batch's parallel efficiency and its fraction of the physics bound, and the
 // rollout's cost per step against one Simulation's. Every figure is the median of the
 // runs' figures (run i of one case against run i of another) with its range.
@@ -207,6 +226,8 @@ void PrintRlFigures(const nereid::BenchReport& report) {
     std::printf("  RL batch 256, 2 threads: %s env-steps/s\n", WithSpread(nereid::SpreadOf(batch->runs), "%.0f").c_str());
     std::printf("    / the same 256 simulations' physics on 2 threads (no task, no pool): %s (target >= 0.95)\n",
                 WithSpread(report.RunRatio(b256 + "2", b256 + "2/physics_same_envs")).c_str());
+    PrintPairedCases(report, b256 + "2", b256 + "2/physics_same_envs", "slices", "batch steps",
+                     " (target >= 0.95: the steadier figure on a shared machine)");
     std::printf("    / physics bound 2 x 1e9 / (%d x %.0f ns), one simulation back to back: %s (no target: the "
                 "machine's caches and second core)\n",
                 frame_skip, t, WithSpread(Scaled(report.RunRatio(b256 + "2", b256 + "1/physics_one_env"), 0.5)).c_str());
@@ -214,6 +235,7 @@ void PrintRlFigures(const nereid::BenchReport& report) {
       std::printf("    1 thread: %s env-steps/s; / the same 256 simulations' physics on 1 thread: %s (the task's own work)\n",
                   WithSpread(nereid::SpreadOf(single->runs), "%.0f").c_str(),
                   WithSpread(report.RunRatio(b256 + "1", b256 + "1/physics_same_envs")).c_str());
+      PrintPairedCases(report, b256 + "1", b256 + "1/physics_same_envs", "slices", "batch steps");
     }
     std::printf("    the machine: 256 simulations / one, 1 thread: %s; 2 threads / 1 thread: one simulation each %s, "
                 "the 256 simulations %s\n",
@@ -229,49 +251,46 @@ void PrintRlFigures(const nereid::BenchReport& report) {
   }
   std::printf("  RL batch 16: 2 threads / 1 thread = %s (target >= 1.7)\n",
               WithSpread(report.RunRatio(rl + "batch16/threads2", rl + "batch16/threads1")).c_str());
-  std::printf("  rollout (16 x 200 steps) per step / one Simulation's step: %.3f (1 thread), %.3f (2 threads)\n",
-              report.Ratio("rollout/bluerov2_heavy/16x200/threads1", "bluerov2_heavy/nereid_full"),
-              report.Ratio("rollout/bluerov2_heavy/16x200/threads2", "bluerov2_heavy/nereid_full"));
+  if (report.Ratio("rollout/bluerov2_heavy/16x200/threads1", "bluerov2_heavy/nereid_full") > 0) {
+    std::printf("  rollout (16 x 200 steps) per step / one Simulation's step: %.3f (1 thread), %.3f (2 threads)\n",
+                report.Ratio("rollout/bluerov2_heavy/16x200/threads1", "bluerov2_heavy/nereid_full"),
+                report.Ratio("rollout/bluerov2_heavy/16x200/threads2", "bluerov2_heavy/nereid_full"));
+  }
 }
 
-// The ratio's paired blocks (BenchOptions::block_steps), when measured: the median with
-// the middle half and the whole range of the block pairs' ratios.
-void PrintPaired(const nereid::BenchReport& report, const char* numerator, const char* denominator) {
-  const nereid::PairedRatio* p = report.FindPaired(std::string("bluerov2_heavy/") + numerator,
-                                                   std::string("bluerov2_heavy/") + denominator);
-  if (!p || p->ratio.runs == 0) return;
-  std::printf("    paired blocks of %ld steps: median %.3f, middle half %.3f-%.3f, all %.3f-%.3f over %d\n",
-              p->block_steps, p->ratio.median, p->ratio.q1, p->ratio.q3, p->ratio.min, p->ratio.max, p->ratio.runs);
+// "ratio A / B: 1.234 (what)" for two of the Heavy's cases, with its paired blocks when
+// measured; nothing when either case was not run (`--only`)
+void PrintRatio(const nereid::BenchReport& report, const char* numerator, const char* denominator,
+                const char* what) {
+  const double r = report.Ratio(std::string("bluerov2_heavy/") + numerator, std::string("bluerov2_heavy/") + denominator);
+  if (r <= 0) return;
+  std::printf("  ratio %s / %s: %.3f (%s)\n", numerator, denominator, r, what);
+  PrintPaired(report, numerator, denominator);
 }
 
 // The marine physics' and the thrusters' cost against plain MuJoCo, and UK connections
 // against MuJoCo's welds by chain length.
 void PrintCostRatios(const nereid::BenchReport& report) {
-  std::printf("  ratio nereid_no_thrusters / bare_mj_step: %.3f (marine physics; target <= 1.25, goal <= 1.05)\n",
-              report.Ratio("bluerov2_heavy/nereid_no_thrusters", "bluerov2_heavy/bare_mj_step"));
-  PrintPaired(report, "nereid_no_thrusters", "bare_mj_step");
-  std::printf("  ratio nereid_full / nereid_no_thrusters: %.3f (8 thrusters' actuation; target <= 1.10)\n",
-              report.Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_no_thrusters"));
-  PrintPaired(report, "nereid_full", "nereid_no_thrusters");
-  std::printf("  ratio nereid_full / nereid_no_actuators: %.3f (8 thrusters with MuJoCo's site transmissions)\n",
-              report.Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_no_actuators"));
-  std::printf("  ratio nereid_mujoco_motors / nereid_no_thrusters: %.3f (MuJoCo's own actuation of 8 motors on "
-              "the same sites: the floor for thrusters that are MuJoCo actuators)\n",
-              report.Ratio("bluerov2_heavy/nereid_mujoco_motors", "bluerov2_heavy/nereid_no_thrusters"));
-  std::printf("  ratio nereid_full / nereid_mujoco_motors: %.3f (the thruster plugin against MuJoCo's motor)\n",
-              report.Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_mujoco_motors"));
-  std::printf("  ratio nereid_full_sensors / nereid_full: %.3f (the Heavy's sensor suite: pressure, IMU, DVL, "
-              "acoustic fix; target <= 1.05)\n",
-              report.Ratio("bluerov2_heavy/nereid_full_sensors", "bluerov2_heavy/nereid_full"));
+  PrintRatio(report, "nereid_no_thrusters", "bare_mj_step", "marine physics; target <= 1.25, goal <= 1.05");
+  PrintRatio(report, "nereid_full", "nereid_no_thrusters", "8 thrusters' actuation; target <= 1.10");
+  PrintRatio(report, "nereid_full", "nereid_no_actuators", "8 thrusters with MuJoCo's site transmissions");
+  PrintRatio(report, "nereid_mujoco_motors", "nereid_no_thrusters",
+             "MuJoCo's own actuation of 8 motors on the same sites: the floor for thrusters that are MuJoCo "
+             "actuators");
+  PrintRatio(report, "nereid_full", "nereid_mujoco_motors", "the thruster plugin against MuJoCo's motor");
+  if (report.Ratio("bluerov2_heavy/nereid_full_sensors", "bluerov2_heavy/nereid_full") > 0) {
+    std::printf("  ratio nereid_full_sensors / nereid_full: %.3f (the Heavy's sensor suite: pressure, IMU, DVL, "
+                "acoustic fix; target <= 1.05)\n",
+                report.Ratio("bluerov2_heavy/nereid_full_sensors", "bluerov2_heavy/nereid_full"));
+  }
   const nereid::Spread paired = report.RunRatio("bluerov2_heavy/nereid_full_sensors", "bluerov2_heavy/nereid_full");
   if (paired.runs > 0) {
     std::printf("    paired samples: median %.3f, %.3f-%.3f over %d\n", paired.median, paired.min, paired.max,
                 paired.runs);
   }
   PrintPaired(report, "nereid_full_sensors", "nereid_full");
-  std::printf("  ratio stock_mj_step_sensors / stock_mj_step_plugins: %.3f (the same suite under plain mj_step, "
-              "where MuJoCo runs mj_rnePostConstraint for the IMU)\n",
-              report.Ratio("bluerov2_heavy/stock_mj_step_sensors", "bluerov2_heavy/stock_mj_step_plugins"));
+  PrintRatio(report, "stock_mj_step_sensors", "stock_mj_step_plugins",
+             "the same suite under plain mj_step, where MuJoCo runs mj_rnePostConstraint for the IMU");
   std::string line;
   for (int n : {2, 4, 8, 16, 32}) {
     const double r = report.Ratio("uk_chain/" + std::to_string(n) + "/uk", "uk_chain/" + std::to_string(n) + "/weld");
@@ -308,15 +327,22 @@ int Bench(const std::vector<std::string>& args) {
   std::string out;
   const nereid::BenchOptions options = ParseBench(args, &out);
   if (!out.empty()) nereid::cli::PrepareOutputFile(out, "--out");  // before minutes of benchmarks
-  nereid::BenchReport report = nereid::RunBenchmarks(options);
-  const bool all = options.only.empty();
+  // --only rl: the RL batch and rollout cases alone
+  const bool rl_only = options.only == "rl", all = options.only.empty();
+  if (rl_only && !options.rl) throw nereid::ConfigError("--only rl with --no-rl leaves nothing to run");
+  nereid::BenchReport report;
+  if (rl_only) {
+    report.mujoco_version = mj_versionString();
+  } else {
+    report = nereid::RunBenchmarks(options);
+  }
   if (all) nereid::RunTetherLoadBenchmarks(options, &report);
-  if (all && options.rl) nereid::RunRlBenchmarks(options, &report);
+  if ((all || rl_only) && options.rl) nereid::RunRlBenchmarks(options, &report);
 #ifdef NEREID_HAVE_MPC
   if (all && options.mpc) nereid::RunMpcBenchmarks(options, &report);
 #endif
   PrintBenchCases(report, options);
-  if (all && options.rl) PrintRlFigures(report);
+  if ((all || rl_only) && options.rl) PrintRlFigures(report);
   PrintCostRatios(report);
   PrintTetherLoad(report);
   if (!out.empty()) {

@@ -248,7 +248,8 @@ check("bench --only sensors", p_only.returncode == 0 and
 # the cost ratios in paired blocks: 2 x samples rounds of steps/block pairs each, the
 # block clamped to the sample's steps; the quartiles ordered
 def paired_blocks(rep):
-    return {(b["numerator"].split("/")[1], b["denominator"].split("/")[1]): b for b in rep.get("paired_blocks", [])}
+    return {(b["numerator"].split("/")[1], b["denominator"].split("/")[1]): b for b in rep.get("paired_blocks", [])
+            if b["numerator"].startswith("bluerov2_heavy/")}
 
 
 def ordered(b):
@@ -293,6 +294,27 @@ check("bench repeats the RL and rollout cases and reports their spread",
       all(c["env_steps_per_s_min"] <= c["env_steps_per_s"] <= c["env_steps_per_s_max"]
           for c in rl_cases if c["name"].startswith("rl/")) and
       "env-steps/s (" in p.stdout and "over 5 runs) (target >= 0.95)" in p.stdout, p.stdout)
+# the batch 256 against its same-envs bound slice by slice: 8 slices x 5 runs per thread count
+rl_pairs = {b["numerator"]: b for b in report["paired_blocks"] if b["numerator"].startswith("rl/")}
+check("bench pairs the RL batch's slices with its physics bound",
+      sorted(rl_pairs) == ["rl/BlueROV2StationKeeping-v0/batch256/threads1",
+                           "rl/BlueROV2StationKeeping-v0/batch256/threads2"] and
+      all(b["denominator"] == n + "/physics_same_envs" and b["pairs"] == 40 and ordered(b) and b["median"] > 0
+          for n, b in rl_pairs.items()) and "paired slices of" in p.stdout, str(rl_pairs) + p.stdout)
+# --only rl: the RL and rollout cases alone, and no ratio of a case that did not run
+only_rl = os.path.join(work, "bench_rl.json")
+p_rl = run("bench", "--only", "rl", "--rl-steps", "2000", "--out", only_rl)
+rl_report = json.load(open(only_rl))
+check("bench --only rl", p_rl.returncode == 0 and rl_report["cases"] and
+      all(c["name"].startswith(("rl/", "rollout/")) for c in rl_report["cases"]) and
+      "paired slices of" in p_rl.stdout and "ratio " not in p_rl.stdout and "0.000" not in p_rl.stdout,
+      p_rl.stdout + p_rl.stderr)
+check("bench --only sensors prints only the sensor suite's ratios",
+      "ratio nereid_no_thrusters" not in p_only.stdout and "0.000" not in p_only.stdout and
+      "ratio stock_mj_step_sensors / stock_mj_step_plugins" in p_only.stdout, p_only.stdout)
+p_rl_bad = run("bench", "--only", "rl", "--no-rl")
+check("bench --only rl --no-rl is refused", p_rl_bad.returncode != 0 and "--only rl" in p_rl_bad.stderr,
+      p_rl_bad.stdout + p_rl_bad.stderr)
 check("bench prints the ratios", "ratio nereid_no_thrusters / bare_mj_step" in p.stdout and
       "ratio nereid_full / nereid_no_thrusters" in p.stdout, p.stdout)
 
