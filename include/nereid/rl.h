@@ -54,6 +54,14 @@ class Task {
   // Reward for the step that just ended under `action` (a task may act on the simulation
   // here, e.g. connect a docking port).
   virtual float Reward(Simulation& sim, const float* action) = 0;
+  // Reward, then, when `observation` is not null, Observe, in one call (Env's step with the
+  // "state" observation): a task whose reward reads its observation's quantities
+  // overrides it to compute them once. The default calls the two.
+  virtual float RewardAndObserve(Simulation& sim, const float* action, float* observation) {
+    const float reward = Reward(sim, action);
+    if (observation) Observe(sim, observation);
+    return reward;
+  }
   virtual bool Terminated(const Simulation& sim) const = 0;
   // A scripted baseline policy's action for the current state (e.g. the cascaded PID).
   // `period`: the environment step (frame_skip x the model's time step), s

@@ -145,11 +145,14 @@ StepOutcome Env::StepChecked(const float* action, float* observation) {
     }
   }
   ++steps_;
-  if (!out.diverged) {  // reward first: a task may advance its reference there
-    out.reward = task_->Reward(*sim_, action);
+  // reward first: a task may advance its reference there; the state observation comes
+  // with it (Task::RewardAndObserve: the same numbers as Observe after it)
+  const bool with_reward = !out.diverged, state = observation_ != Observation::kSensors;
+  if (with_reward) {
+    out.reward = task_->RewardAndObserve(*sim_, action, state ? observation : nullptr);
     out.terminated = task_->Terminated(*sim_);
   }
-  Observe(observation);
+  if (!with_reward || !state) Observe(observation);
   out.truncated = !out.terminated && steps_ >= spec_.max_episode_steps;
   return out;
 }

@@ -142,9 +142,12 @@ class StationKeeping final : public Task {
   void ApplyAction(Simulation& sim, const float* action) override { vehicle_.Apply(sim, action); }
   int action_actuator(int j) const override { return vehicle_.actuator(j); }
   void Observe(const Simulation& sim, float* obs) const override { vehicle_.State(sim, kTarget, obs); }
-  float Reward(Simulation& sim, const float* action) override {
+  float Reward(Simulation& sim, const float* action) override { return RewardAndObserve(sim, action, nullptr); }
+  // the reward is read from the observation's state (computed once)
+  float RewardAndObserve(Simulation& sim, const float* action, float* observation) override {
     float s[12];
     vehicle_.State(sim, kTarget, s);
+    if (observation) std::copy(s, s + 12, observation);
     return -(SquaredNorm(s, 3) + 0.3f * SquaredNorm(s + 3, 3) + 0.1f * SquaredNorm(s + 6, 6) +
              0.01f * SquaredNorm(action, action_size()) / static_cast<float>(action_size()));
   }
@@ -204,19 +207,21 @@ class QuayWall final : public Task {
   int action_actuator(int j) const override { return vehicle_.actuator(j); }
   void Observe(const Simulation& sim, float* obs) const override {
     vehicle_.State(sim, path_.points[target_], obs);
-    const size_t next = std::min(target_ + 1, path_.points.size() - 1);
-    const Vec3 ahead = BodyRotation(sim.data(), vehicle_.body()).transpose() *
-                       (path_.points[next] - path_.points[target_]);
-    for (int i = 0; i < 3; ++i) obs[12 + i] = static_cast<float>(ahead[i]);
-    obs[15] = static_cast<float>(target_) / static_cast<float>(path_.points.size() - 1);
+    ObserveAhead(sim, obs);
   }
-  float Reward(Simulation& sim, const float* action) override {
+  float Reward(Simulation& sim, const float* action) override { return RewardAndObserve(sim, action, nullptr); }
+  // the reward reads the observation's state (computed once, after the reference advanced)
+  float RewardAndObserve(Simulation& sim, const float* action, float* observation) override {
     const int before = reached_;
     Advance(sim);
     const Vec3 p = BodyPosition(sim.data(), vehicle_.body());
     const double cross = path_.Distance(p);
     float s[12];
     vehicle_.State(sim, path_.points[target_], s);
+    if (observation) {
+      std::copy(s, s + 12, observation);
+      ObserveAhead(sim, observation);
+    }
     return static_cast<float>(reached_ - before) - static_cast<float>(2 * cross * cross) -
            0.1f * SquaredNorm(s + 3, 3) -
            0.01f * SquaredNorm(action, action_size()) / static_cast<float>(action_size());
@@ -250,6 +255,14 @@ class QuayWall final : public Task {
   mjData* feedback(Simulation& sim) override { return sensors_ ? sensors_->estimate() : sim.data(); }
 
  private:
+  // observation entries 12-15: the step to the next path point (body frame) and the progress
+  void ObserveAhead(const Simulation& sim, float* obs) const {
+    const size_t next = std::min(target_ + 1, path_.points.size() - 1);
+    const Vec3 ahead = BodyRotation(sim.data(), vehicle_.body()).transpose() *
+                       (path_.points[next] - path_.points[target_]);
+    for (int i = 0; i < 3; ++i) obs[12 + i] = static_cast<float>(ahead[i]);
+    obs[15] = static_cast<float>(target_) / static_cast<float>(path_.points.size() - 1);
+  }
   // the reference moves on once the vehicle is within kRadius of it
   void Advance(const Simulation& sim) {
     const Vec3 p = BodyPosition(sim.data(), vehicle_.body());

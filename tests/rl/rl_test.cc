@@ -82,6 +82,41 @@ TEST_CASE("a batch is bitwise identical whatever the thread count") {
   }
 }
 
+TEST_CASE("a step's observation is the task's Observe of the state after it, bit for bit") {
+  // Env's step takes the state observation from Task::RewardAndObserve (a task computes
+  // its reward's state once): it must equal Observe called afterwards, for every task,
+  // across episode ends; station keeping's reward is its description's formula of it
+  for (const TaskSpec& spec : Tasks()) {
+    CAPTURE(spec.id);
+    BatchEnv batch(spec.id, 4, 1);
+    batch.Reset(5);
+    std::mt19937 rng(11);
+    const int n = batch.observation_size(), na = batch.action_size();
+    std::vector<float> observed(static_cast<size_t>(n));
+    int ends = 0;
+    for (int k = 0; k < 400; ++k) {
+      const std::vector<float> a = RandomActions(rng, batch.num_envs() * na);
+      batch.Step(a.data());
+      for (int i = 0; i < batch.num_envs(); ++i) {
+        CAPTURE(k);
+        CAPTURE(i);
+        ends += batch.terminated()[i] || batch.truncated()[i];
+        batch.env(i).task().Observe(batch.env(i).simulation(), observed.data());
+        REQUIRE(std::memcmp(observed.data(), batch.observations() + static_cast<size_t>(i * n), n * sizeof(float)) == 0);
+        if (spec.id != "BlueROV2StationKeeping-v0" || batch.terminated()[i] || batch.truncated()[i]) continue;
+        const float* s = observed.data();
+        float e_p = 0, e_theta = 0, nu = 0, action = 0;
+        for (int j = 0; j < 3; ++j) e_p += s[j] * s[j], e_theta += s[3 + j] * s[3 + j];
+        for (int j = 6; j < 12; ++j) nu += s[j] * s[j];
+        for (int j = 0; j < na; ++j) action += a[static_cast<size_t>(i * na + j)] * a[static_cast<size_t>(i * na + j)];
+        const float reward = -(e_p + 0.3f * e_theta + 0.1f * nu + 0.01f * action / static_cast<float>(na));
+        REQUIRE(batch.rewards()[i] == doctest::Approx(reward).epsilon(1e-6));
+      }
+    }
+    MESSAGE(spec.id << ": " << ends << " episode ends in 400 steps of 4 environments");
+  }
+}
+
 TEST_CASE("no allocation per step") {
   BatchEnv batch("BlueROV2StationKeeping-v0", 8, 2);
   batch.Reset(1);
