@@ -9,6 +9,16 @@
 #include "nereid/kinematics.h"
 
 namespace nereid::nav {
+namespace {
+
+// M = (M + Mᵀ)/2, exactly symmetric: evaluated into a temporary first (in place, the
+// expression would read entries it has already overwritten)
+template <class Matrix>
+void Symmetrize(Matrix* M) {
+  *M = (0.5 * (*M + M->transpose())).eval();
+}
+
+}  // namespace
 
 Quat ExpQuat(const Vec3& theta) {
   const double a = theta.norm();
@@ -89,13 +99,14 @@ void ErrorStateKf::Propagate(const Vec3& f, const Vec3& w, double h) {
   const double qa = imu_.accel_density * imu_.accel_density + imu_.accel_resolution * imu_.accel_resolution * T / 12;
   const double qg = imu_.gyro_density * imu_.gyro_density + imu_.gyro_resolution * imu_.gyro_resolution * T / 12;
   P_ = F * P_ * F.transpose();
+  if (!clones_.empty()) X_ = F * X_;  // the clones stay: Cov(δx, y) follows the state
   for (int i = 0; i < 3; ++i) {
     P_(kV + i, kV + i) += qa * h;
     P_(kTheta + i, kTheta + i) += qg * h;
     P_(kBa + i, kBa + i) += imu_.accel_walk * imu_.accel_walk * h;
     P_(kBg + i, kBg + i) += imu_.gyro_walk * imu_.gyro_walk * h;
   }
-  P_ = 0.5 * (P_ + P_.transpose());
+  Symmetrize(&P_);
   x_ = PropagateNominal(x_, f, w, h, g_);  // the nominal state (Solà eq. 260)
   history_.push_back(x_);
   while (history_.size() > 2 && history_.front().time < x_.time - history_seconds_) history_.pop_front();
@@ -109,7 +120,23 @@ double ErrorStateKf::Update(const Eigen::Ref<const Eigen::VectorXd>& y, const Ei
   const Eigen::MatrixXd K = P_ * H.transpose() * llt.solve(Eigen::MatrixXd::Identity(S.rows(), S.cols()));
   const Vec15 dx = K * y;
   const Mat15 IKH = Mat15::Identity() - K * H;
+  // the clones (the augmented state's update, H zero on them): gain Xᵀ Hᵀ S⁻¹, then
+  // Y -= K_y H X and X = (I - K H) X, from X before the update
+  Eigen::VectorXd dy;
+  if (!clones_.empty()) {
+    const Eigen::MatrixXd Ky = X_.transpose() * H.transpose() * llt.solve(Eigen::MatrixXd::Identity(S.rows(), S.cols()));
+    dy = Ky * y;
+    Y_ -= Ky * (H * X_);
+    Symmetrize(&Y_);
+    X_ = IKH * X_;
+  }
   P_ = IKH * P_ * IKH.transpose() + K * Rn * K.transpose();  // Joseph form
+  Inject(dx);
+  if (!clones_.empty()) InjectClones(dy);
+  return y.dot(llt.solve(y));
+}
+
+void ErrorStateKf::Inject(const Vec15& dx) {
   // inject the error into the nominal state (Solà eq. 283)
   x_.p += dx.segment<3>(kP);
   x_.v += dx.segment<3>(kV);
@@ -120,9 +147,72 @@ double ErrorStateKf::Update(const Eigen::Ref<const Eigen::VectorXd>& y, const Ei
   Mat15 G = Mat15::Identity();
   G.block<3, 3>(kTheta, kTheta) -= Skew(0.5 * dx.segment<3>(kTheta));
   P_ = G * P_ * G.transpose();
-  P_ = 0.5 * (P_ + P_.transpose());
+  Symmetrize(&P_);
+  if (!clones_.empty()) X_ = G * X_;
   if (!history_.empty()) history_.back() = x_;
-  return y.dot(llt.solve(y));
+}
+
+void ErrorStateKf::InjectClones(const Eigen::VectorXd& dy) {
+  const auto n = static_cast<Eigen::Index>(6 * clones_.size());
+  Eigen::MatrixXd G = Eigen::MatrixXd::Identity(n, n);
+  for (size_t c = 0; c < clones_.size(); ++c) {
+    const auto o = static_cast<Eigen::Index>(6 * c);
+    const Vec3 dtheta = dy.segment<3>(o + 3);
+    clones_[c].p += dy.segment<3>(o);
+    clones_[c].q = (clones_[c].q * ExpQuat(dtheta)).normalized();
+    G.block<3, 3>(o + 3, o + 3) -= Skew(0.5 * dtheta);
+  }
+  X_ = X_ * G.transpose();
+  Y_ = G * Y_ * G.transpose();
+  Symmetrize(&Y_);
+}
+
+void ErrorStateKf::ClonePose(double time) {
+  if (static_cast<int>(clones_.size()) == kMaxClones) EraseClone(0);
+  const auto n = static_cast<Eigen::Index>(6 * clones_.size());
+  // y = J δx with J selecting δp and δθ: Cov(δx, y) = P Jᵀ, Cov(y) = J P Jᵀ, and with the
+  // clones kept before, Cov(y_old, y) = X_oldᵀ Jᵀ
+  Eigen::Matrix<double, 15, 6> PJ;
+  PJ << P_.middleCols<3>(kP), P_.middleCols<3>(kTheta);
+  Eigen::Matrix<double, 6, 6> JPJ;
+  JPJ << PJ.middleRows<3>(kP), PJ.middleRows<3>(kTheta);
+  Eigen::MatrixXd JX(6, n);
+  if (n > 0) JX << X_.middleRows(kP, 3), X_.middleRows(kTheta, 3);
+  X_.conservativeResize(15, n + 6);
+  X_.rightCols(6) = PJ;
+  Eigen::MatrixXd Y(n + 6, n + 6);
+  if (n > 0) {
+    Y.topLeftCorner(n, n) = Y_;
+    Y.topRightCorner(n, 6) = JX.transpose();
+    Y.bottomLeftCorner(6, n) = JX;
+  }
+  Y.bottomRightCorner(6, 6) = 0.5 * (JPJ + JPJ.transpose());
+  Y_ = std::move(Y);
+  clones_.push_back({time, x_.p, x_.q});
+}
+
+int ErrorStateKf::FindClone(double time) const {
+  for (size_t c = 0; c < clones_.size(); ++c) {
+    if (std::abs(clones_[c].time - time) <= 1e-9 * std::max(1.0, std::abs(time))) return static_cast<int>(c);
+  }
+  return -1;
+}
+
+void ErrorStateKf::EraseClone(int index) {
+  const auto n = static_cast<Eigen::Index>(6 * clones_.size()), o = static_cast<Eigen::Index>(6 * index);
+  const Eigen::Index after = n - o - 6;
+  // shift the later clones' columns (and rows of Y) over the erased ones
+  X_.middleCols(o, after) = X_.rightCols(after).eval();
+  X_.conservativeResize(15, n - 6);
+  Y_.middleCols(o, after) = Y_.rightCols(after).eval();
+  Y_.middleRows(o, after) = Y_.bottomRows(after).eval();
+  Y_.conservativeResize(n - 6, n - 6);
+  clones_.erase(clones_.begin() + index);
+}
+
+void ErrorStateKf::DropClone(double time) {
+  const double tolerance = 1e-9 * std::max(1.0, std::abs(time));
+  while (!clones_.empty() && clones_.front().time <= time + tolerance) EraseClone(0);
 }
 
 double ErrorStateKf::UpdateVelocity(const Vec3& v_sensor, const Mat3& C, const Vec3& r, const Vec3& w,
@@ -156,7 +246,13 @@ double ErrorStateKf::UpdateHeading(double heading, double variance) {
 }
 
 double ErrorStateKf::UpdatePosition(const Vec3& fix, const Vec3& r, const Mat3& cov, double sample_time) {
-  // the buffered nominal state nearest the sample's time
+  if (const int c = FindClone(sample_time); c >= 0) {
+    const double nis = UpdatePositionFromClone(fix, r, cov, c);
+    DropClone(sample_time);  // this clone and any older one
+    return nis;
+  }
+  DropClone(sample_time);
+  // without a clone: the buffered nominal state nearest the sample's time
   const NavState* past = &history_.back();
   double best = std::abs(past->time - sample_time);
   for (const NavState& s : history_) {
@@ -170,6 +266,30 @@ double ErrorStateKf::UpdatePosition(const Vec3& fix, const Vec3& r, const Mat3& 
   H.block<3, 3>(0, kP) = Mat3::Identity();
   H.block<3, 3>(0, kTheta) = -R * Skew(r);
   return Update(fix - predicted, H, cov);
+}
+
+double ErrorStateKf::UpdatePositionFromClone(const Vec3& fix, const Vec3& r, const Mat3& cov, int c) {
+  const PoseClone& clone = clones_[static_cast<size_t>(c)];
+  const Mat3 Rc = clone.q.toRotationMatrix();
+  const Vec3 innovation = fix - (clone.p + Rc * r);
+  Eigen::Matrix<double, 3, 6> Hy;
+  Hy << Mat3::Identity(), -Rc * Skew(r);
+  const auto o = static_cast<Eigen::Index>(6 * c);
+  const Mat3 S = Hy * Y_.block(o, o, 6, 6) * Hy.transpose() + cov;
+  const Eigen::LLT<Mat3> llt(S);
+  if (llt.info() != Eigen::Success) return -1;
+  // the augmented state's gain: its rows for the state (K) and for the clones (K_y)
+  const Eigen::Matrix<double, 15, 3> K = X_.middleCols(o, 6) * Hy.transpose() * llt.solve(Mat3::Identity());
+  const Eigen::MatrixXd Ky = Y_.middleCols(o, 6) * Hy.transpose() * llt.solve(Mat3::Identity());
+  P_ -= K * S * K.transpose();
+  Symmetrize(&P_);
+  X_ -= K * S * Ky.transpose();
+  Y_ -= Ky * S * Ky.transpose();
+  Symmetrize(&Y_);
+  const Eigen::VectorXd dy = Ky * innovation;
+  Inject(K * innovation);
+  InjectClones(dy);
+  return innovation.dot(llt.solve(innovation));
 }
 
 double Nees(const NavState& e, const Mat15& P, const Vec3& p, const Vec3& v, const Quat& q) {

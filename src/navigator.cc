@@ -49,8 +49,10 @@ nav::ErrorStateKf MakeFilter(const mjModel* m, const NavigationSensors& s, const
 
 }  // namespace
 
-bool Navigator::Clock::New(double t, double* sample_time) {
-  if (clock.Due(t)) {
+bool Navigator::Clock::New(double t, double* sample_time, bool* sampled) {
+  const bool due = clock.Due(t);
+  if (sampled) *sampled = due;
+  if (due) {
     sensors::Reading stamp{};
     stamp[0] = t;
     clock.Push(t, stamp);
@@ -150,13 +152,21 @@ void Navigator::Update(const mjModel* m, const mjData* d) {
     const double var = (c.noise * c.noise + c.resolution * c.resolution / 12) / (c.rho_g * c.rho_g) + 1e-12;
     kf_.UpdateDepth(s[c.adr + 1], r_pressure_, var);
   }
-  if (sensors_.acoustic.present() && acoustic_clock_.New(ts, &sample) && settings_.use_acoustic) {
+  if (sensors_.acoustic.present() && settings_.use_acoustic) {
+    // a fix taken now: the pose error is cloned (after this instant's other updates), so
+    // that the fix, delivered `latency` later, updates with its correlation to the
+    // present error (nav::ErrorStateKf::ClonePose)
+    bool sampled = false;
+    const bool delivered = acoustic_clock_.New(ts, &sample, &sampled);
+    if (sampled) kf_.ClonePose(ts);
     const mjtNum* r = s + sensors_.acoustic.adr;
-    if (r[6] == 1.0) {
+    if (delivered && r[6] == 1.0) {
       const NavigationSensors::Acoustic& c = sensors_.acoustic;
       const Mat3 cov = nav::SphericalFixCovariance(r[3], r[4], r[5], c.range_noise, c.angle_noise) +
                        1e-12 * Mat3::Identity();
       kf_.UpdatePosition(Vec3(r[0], r[1], r[2]), r_acoustic_, cov, sample);
+    } else if (delivered) {
+      kf_.DropClone(sample);  // an invalid fix (lost): its clone goes
     }
   }
   if (have_imu_) kf_.Propagate(f_, w_, d->time - kf_.state().time);

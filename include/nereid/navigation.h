@@ -28,12 +28,22 @@
 //   depth: z = -(p + R r_p)_z; H_p = -e_zᵀ, H_θ = e_zᵀ R [r_p]x; variance (σ_p² + step²/12)/(ρg)².
 //   heading: z = atan2(R₁₀, R₀₀) of the IMU's x axis, innovation wrapped to (-π, π].
 //   acoustic fix: z = p + R r_u (the transponder), covariance J diag(σ_ρ², σ_a², σ_a²) Jᵀ
-//       from the range/bearing/elevation noise. A fix taken at t_s arrives `latency` later:
-//       its innovation is formed against the nominal state at t_s, kept in a buffer of past
-//       states, and applied as a correction now with the present covariance (the error is
-//       taken as unchanged over the latency: the delayed-measurement approximation of
-//       Farrell 2008 sec. 12.4 without the cross covariance, accurate while the latency is
-//       short beside the time the position error takes to change; 0.3 s by default).
+//       from the range/bearing/elevation noise. A fix taken at t_s arrives `latency` later.
+//       Stochastic cloning (S. Roumeliotis and J. Burdick, "Stochastic cloning: a
+//       generalized framework for processing relative state measurements", ICRA 2002):
+//       at t_s the filter keeps a clone y = (δp, δθ) of the pose error (ClonePose) with its
+//       nominal pose; the covariance grows by Cov(δx, y) = X and Cov(y) = Y. Propagation
+//       maps X to F X; every update corrects the clones too (gain Xᵀ Hᵀ S⁻¹, their nominal
+//       poses injected and reset like the state's); the fix then updates against the
+//       clone, z = p_s + R_s r_u, H_y = [I, -R_s [r_u]x], with the gains X H_yᵀ S⁻¹ and
+//       Y H_yᵀ S⁻¹, S = H_y Y H_yᵀ + R (the augmented covariance less K S Kᵀ, not the
+//       Joseph form), and the clone is dropped. For a linear system this is
+//       the update the fix would have made at t_s followed by every later step (tests/
+//       sensors); the error's change over the latency and its correlation with the updates
+//       in between are carried. A fix without a clone (taken before the filter started, or
+//       beyond kMaxClones pending) falls back to the approximation of Farrell 2008 sec.
+//       12.4: its innovation against the buffered nominal state nearest t_s, applied with
+//       the present covariance.
 // NEES = δxᵀ P⁻¹ δx over (δp, δv, δθ) (9 degrees of freedom) against the truth.
 #ifndef NEREID_NAVIGATION_H_
 #define NEREID_NAVIGATION_H_
@@ -109,9 +119,17 @@ class ErrorStateKf {
   // depth (m, positive down) of a point at r (IMU frame)
   double UpdateDepth(double depth, const Vec3& r, double variance);
   double UpdateHeading(double heading, double variance);
-  // a world position fix of the point at r (IMU frame), taken at `sample_time`: the
-  // innovation is formed against the buffered state nearest that time (see the header).
+  // a world position fix of the point at r (IMU frame), taken at `sample_time`: against
+  // the clone kept at that time (ClonePose), which it consumes, or without one against
+  // the buffered state nearest that time (see the header).
   double UpdatePosition(const Vec3& fix, const Vec3& r, const Mat3& cov, double sample_time);
+  // Keeps the present pose error as a clone for a fix sampled now, at `time` (the time
+  // UpdatePosition will name); with kMaxClones pending the oldest is dropped.
+  void ClonePose(double time);
+  // Drops the clone kept at `time` (a fix that arrived invalid), and any older one.
+  void DropClone(double time);
+  static constexpr int kMaxClones = 16;
+  int clones() const { return static_cast<int>(clones_.size()); }
 
   const NavState& state() const { return x_; }
   const Mat15& covariance() const { return P_; }
@@ -119,14 +137,30 @@ class ErrorStateKf {
   void set_history_seconds(double s) { history_seconds_ = s; }
 
  private:
+  struct PoseClone {
+    double time = 0;
+    Vec3 p = Vec3::Zero();
+    Quat q = Quat::Identity();
+  };
   double Update(const Eigen::Ref<const Eigen::VectorXd>& innovation, const Eigen::Ref<const Eigen::MatrixXd>& H,
                 const Eigen::Ref<const Eigen::MatrixXd>& R);
+  // injects the clones' errors dy (6 per clone) into their nominal poses and resets them:
+  // X <- X G_yᵀ, Y <- G_y Y G_yᵀ
+  void InjectClones(const Eigen::VectorXd& dy);
+  // injects the state's error dx into its nominal state and resets it: P <- G P Gᵀ, X <- G X
+  void Inject(const Vec15& dx);
+  double UpdatePositionFromClone(const Vec3& fix, const Vec3& r, const Mat3& cov, int clone);
+  int FindClone(double time) const;
+  void EraseClone(int index);
   NavState x_;
   Mat15 P_;
   ImuNoise imu_;
   Vec3 g_;
   std::deque<NavState> history_;
   double history_seconds_ = 2.0;
+  std::vector<PoseClone> clones_;
+  Eigen::MatrixXd X_;  // 15 x 6n: Cov(δx, y) of the state's and the clones' errors
+  Eigen::MatrixXd Y_;  // 6n x 6n: Cov(y), the clones' errors
 };
 
 // The 9-dof NEES of an estimate against the truth (IMU frame's p, v, attitude) under the

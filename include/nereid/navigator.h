@@ -71,7 +71,9 @@ class Navigator {
   struct Clock {  // replicates a sensor's sample-and-hold clock to know when it reads anew
     sensors::SampleClock clock;
     double last = -1e300;
-    bool New(double t, double* sample_time);
+    // true when a reading taken at *sample_time is delivered at t; *sampled (if given):
+    // whether the sensor takes a sample at t
+    bool New(double t, double* sample_time, bool* sampled = nullptr);
   };
   nav::NavState TruthAtImu(const mjData* d) const;
   BodyEstimate BodyFromImu(const nav::NavState& x) const;
