@@ -679,7 +679,9 @@ void RunRlBenchmarks(const BenchOptions& options, BenchReport* report) {
   for (const RlCase& c : rl_cases) {
     const auto ratios = slice_ratios.find(c.result.name);
     if (ratios == slice_ratios.end()) continue;
-    report->paired.push_back({c.result.name, c.result.name + "/physics_same_envs", c.steps / kSlices,
+    // block_steps: the batch steps per slice, rounded (the slices take the run's steps in
+    // 8 nearly equal parts)
+    report->paired.push_back({c.result.name, c.result.name + "/physics_same_envs", (c.steps + kSlices / 2) / kSlices,
                               SpreadOf(ratios->second)});
   }
   for (RlCase& c : rl_cases) {

@@ -150,8 +150,12 @@ nereid::BenchOptions ParseBench(const std::vector<std::string>& args, std::strin
 // The header and one line per case: env-steps/s (RL), ms per plan (MPC), load time, real-time factor or
 // ns per step.
 void PrintBenchCases(const nereid::BenchReport& report, const nereid::BenchOptions& options) {
-  std::printf("MuJoCo %s; median of %d samples x %ld steps\n", report.mujoco_version.c_str(),
-              options.samples, options.steps_per_sample);
+  if (options.only == "rl") {  // no per-step samples: the RL cases print their runs
+    std::printf("MuJoCo %s\n", report.mujoco_version.c_str());
+  } else {
+    std::printf("MuJoCo %s; median of %d samples x %ld steps\n", report.mujoco_version.c_str(), options.samples,
+                options.steps_per_sample);
+  }
   for (const nereid::BenchCase& c : report.cases) {
     if (c.env_steps_per_s > 0) {
       const nereid::Spread rate = nereid::SpreadOf(c.runs);
@@ -190,12 +194,12 @@ nereid::Spread Scaled(nereid::Spread s, double factor) {
 
 // A ratio's paired blocks, when measured: the median with the middle half and the whole
 // range of the block pairs' ratios ("paired blocks of 50 steps", the RL batch's "paired
-// slices of 11 batch steps").
+// slices of about 12 batch steps").
 void PrintPairedCases(const nereid::BenchReport& report, const std::string& numerator, const std::string& denominator,
                       const char* blocks, const char* steps, const char* target = "") {
   const nereid::PairedRatio* p = report.FindPaired(numerator, denominator);
   if (!p || p->ratio.runs == 0) return;
-  std::printf("    paired %s of %ld %s: median %.3f, middle half %.3f-%.3f, all %.3f-%.3f over %d%s\n", blocks,
+  std::printf("    paired %s %ld %s: median %.3f, middle half %.3f-%.3f, all %.3f-%.3f over %d%s\n", blocks,
               p->block_steps, steps, p->ratio.median, p->ratio.q1, p->ratio.q3, p->ratio.min, p->ratio.max,
               p->ratio.runs, target);
 }
@@ -203,7 +207,7 @@ void PrintPairedCases(const nereid::BenchReport& report, const std::string& nume
 // The paired blocks (BenchOptions::block_steps) of two of the Heavy's per-step cases.
 void PrintPaired(const nereid::BenchReport& report, const char* numerator, const char* denominator) {
   PrintPairedCases(report, std::string("bluerov2_heavy/") + numerator, std::string("bluerov2_heavy/") + denominator,
-                   "blocks", "steps");
+                   "blocks of", "steps");
 }
 
 // The RL batch's parallel efficiency and its fraction of the physics bound, and the
@@ -226,7 +230,7 @@ void PrintRlFigures(const nereid::BenchReport& report) {
     std::printf("  RL batch 256, 2 threads: %s env-steps/s\n", WithSpread(nereid::SpreadOf(batch->runs), "%.0f").c_str());
     std::printf("    / the same 256 simulations' physics on 2 threads (no task, no pool): %s (target >= 0.95)\n",
                 WithSpread(report.RunRatio(b256 + "2", b256 + "2/physics_same_envs")).c_str());
-    PrintPairedCases(report, b256 + "2", b256 + "2/physics_same_envs", "slices", "batch steps",
+    PrintPairedCases(report, b256 + "2", b256 + "2/physics_same_envs", "slices of about", "batch steps",
                      " (target >= 0.95: the steadier figure on a shared machine)");
     std::printf("    / physics bound 2 x 1e9 / (%d x %.0f ns), one simulation back to back: %s (no target: the "
                 "machine's caches and second core)\n",
@@ -235,7 +239,7 @@ void PrintRlFigures(const nereid::BenchReport& report) {
       std::printf("    1 thread: %s env-steps/s; / the same 256 simulations' physics on 1 thread: %s (the task's own work)\n",
                   WithSpread(nereid::SpreadOf(single->runs), "%.0f").c_str(),
                   WithSpread(report.RunRatio(b256 + "1", b256 + "1/physics_same_envs")).c_str());
-      PrintPairedCases(report, b256 + "1", b256 + "1/physics_same_envs", "slices", "batch steps");
+      PrintPairedCases(report, b256 + "1", b256 + "1/physics_same_envs", "slices of about", "batch steps");
     }
     std::printf("    the machine: 256 simulations / one, 1 thread: %s; 2 threads / 1 thread: one simulation each %s, "
                 "the 256 simulations %s\n",
