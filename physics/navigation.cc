@@ -78,8 +78,9 @@ NavState PropagateNominal(const NavState& x, const Vec3& f, const Vec3& w, doubl
   return y;
 }
 
-ErrorStateKf::ErrorStateKf(const NavState& x0, const Mat15& P0, const ImuNoise& imu, const Vec3& gravity)
-    : x_(x0), P_(P0), imu_(imu), g_(gravity) {
+ErrorStateKf::ErrorStateKf(const NavState& x0, const MatN& P0, const ImuNoise& imu, const Vec3& gravity,
+                           double current_walk)
+    : x_(x0), P_(P0), imu_(imu), g_(gravity), current_walk_(current_walk) {
   history_.push_back(x_);
 }
 
@@ -88,7 +89,7 @@ void ErrorStateKf::Propagate(const Vec3& f, const Vec3& w, double h) {
   const Mat3 R = x_.q.toRotationMatrix();
   const Vec3 fa = f - x_.ba, wa = w - x_.bg;
   // the error state's transition (Solà eq. 269, first order in h)
-  Mat15 F = Mat15::Identity();
+  MatN F = MatN::Identity();
   F.block<3, 3>(kP, kV) = Mat3::Identity() * h;
   F.block<3, 3>(kV, kTheta) = -R * Skew(fa) * h;
   F.block<3, 3>(kV, kBa) = -R * h;
@@ -105,6 +106,7 @@ void ErrorStateKf::Propagate(const Vec3& f, const Vec3& w, double h) {
     P_(kTheta + i, kTheta + i) += qg * h;
     P_(kBa + i, kBa + i) += imu_.accel_walk * imu_.accel_walk * h;
     P_(kBg + i, kBg + i) += imu_.gyro_walk * imu_.gyro_walk * h;
+    P_(kC + i, kC + i) += current_walk_ * current_walk_ * h;
   }
   Symmetrize(&P_);
   x_ = PropagateNominal(x_, f, w, h, g_);  // the nominal state (Solà eq. 260)
@@ -118,8 +120,8 @@ double ErrorStateKf::Update(const Eigen::Ref<const Eigen::VectorXd>& y, const Ei
   const Eigen::LLT<Eigen::MatrixXd> llt(S);
   if (llt.info() != Eigen::Success) return -1;
   const Eigen::MatrixXd K = P_ * H.transpose() * llt.solve(Eigen::MatrixXd::Identity(S.rows(), S.cols()));
-  const Vec15 dx = K * y;
-  const Mat15 IKH = Mat15::Identity() - K * H;
+  const VecN dx = K * y;
+  const MatN IKH = MatN::Identity() - K * H;
   // the clones (the augmented state's update, H zero on them): gain Xᵀ Hᵀ S⁻¹, then
   // Y -= K_y H X and X = (I - K H) X, from X before the update
   Eigen::VectorXd dy;
@@ -136,15 +138,16 @@ double ErrorStateKf::Update(const Eigen::Ref<const Eigen::VectorXd>& y, const Ei
   return y.dot(llt.solve(y));
 }
 
-void ErrorStateKf::Inject(const Vec15& dx) {
+void ErrorStateKf::Inject(const VecN& dx) {
   // inject the error into the nominal state (Solà eq. 283)
   x_.p += dx.segment<3>(kP);
   x_.v += dx.segment<3>(kV);
   x_.q = (x_.q * ExpQuat(dx.segment<3>(kTheta))).normalized();
   x_.ba += dx.segment<3>(kBa);
   x_.bg += dx.segment<3>(kBg);
+  x_.c += dx.segment<3>(kC);
   // reset: G = I - [δθ/2]x on the attitude block (Solà eq. 287)
-  Mat15 G = Mat15::Identity();
+  MatN G = MatN::Identity();
   G.block<3, 3>(kTheta, kTheta) -= Skew(0.5 * dx.segment<3>(kTheta));
   P_ = G * P_ * G.transpose();
   Symmetrize(&P_);
@@ -172,13 +175,13 @@ void ErrorStateKf::ClonePose(double time) {
   const auto n = static_cast<Eigen::Index>(6 * clones_.size());
   // y = J δx with J selecting δp and δθ: Cov(δx, y) = P Jᵀ, Cov(y) = J P Jᵀ, and with the
   // clones kept before, Cov(y_old, y) = X_oldᵀ Jᵀ
-  Eigen::Matrix<double, 15, 6> PJ;
+  Eigen::Matrix<double, kN, 6> PJ;
   PJ << P_.middleCols<3>(kP), P_.middleCols<3>(kTheta);
   Eigen::Matrix<double, 6, 6> JPJ;
   JPJ << PJ.middleRows<3>(kP), PJ.middleRows<3>(kTheta);
   Eigen::MatrixXd JX(6, n);
   if (n > 0) JX << X_.middleRows(kP, 3), X_.middleRows(kTheta, 3);
-  X_.conservativeResize(15, n + 6);
+  X_.conservativeResize(kN, n + 6);
   X_.rightCols(6) = PJ;
   Eigen::MatrixXd Y(n + 6, n + 6);
   if (n > 0) {
@@ -203,7 +206,7 @@ void ErrorStateKf::EraseClone(int index) {
   const Eigen::Index after = n - o - 6;
   // shift the later clones' columns (and rows of Y) over the erased ones
   X_.middleCols(o, after) = X_.rightCols(after).eval();
-  X_.conservativeResize(15, n - 6);
+  X_.conservativeResize(kN, n - 6);
   Y_.middleCols(o, after) = Y_.rightCols(after).eval();
   Y_.middleRows(o, after) = Y_.bottomRows(after).eval();
   Y_.conservativeResize(n - 6, n - 6);
@@ -217,20 +220,32 @@ void ErrorStateKf::DropClone(double time) {
 
 double ErrorStateKf::UpdateVelocity(const Vec3& v_sensor, const Mat3& C, const Vec3& r, const Vec3& w,
                                     const Mat3& cov) {
+  return UpdateDvl(v_sensor, C, r, w, cov, false);
+}
+
+double ErrorStateKf::UpdateWaterVelocity(const Vec3& v_sensor, const Mat3& C, const Vec3& r, const Vec3& w,
+                                         const Mat3& cov) {
+  return UpdateDvl(v_sensor, C, r, w, cov, true);
+}
+
+double ErrorStateKf::UpdateDvl(const Vec3& v_sensor, const Mat3& C, const Vec3& r, const Vec3& w, const Mat3& cov,
+                               bool water) {
   const Mat3 R = x_.q.toRotationMatrix();
-  const Vec3 v_body = R.transpose() * x_.v;
+  // the velocity over the bottom, or through the water (less the current), in the IMU frame
+  const Vec3 v_body = R.transpose() * (water ? Vec3(x_.v - x_.c) : x_.v);
   const Vec3 predicted = C.transpose() * (v_body + (w - x_.bg).cross(r));
-  Eigen::Matrix<double, 3, 15> H = Eigen::Matrix<double, 3, 15>::Zero();
+  Eigen::Matrix<double, 3, kN> H = Eigen::Matrix<double, 3, kN>::Zero();
   H.block<3, 3>(0, kV) = C.transpose() * R.transpose();
   H.block<3, 3>(0, kTheta) = C.transpose() * Skew(v_body);
   H.block<3, 3>(0, kBg) = C.transpose() * Skew(r);
+  if (water) H.block<3, 3>(0, kC) = -C.transpose() * R.transpose();
   return Update(v_sensor - predicted, H, cov);
 }
 
 double ErrorStateKf::UpdateDepth(double depth, const Vec3& r, double variance) {
   const Mat3 R = x_.q.toRotationMatrix();
   const double predicted = -(x_.p + R * r).z();
-  Eigen::Matrix<double, 1, 15> H = Eigen::Matrix<double, 1, 15>::Zero();
+  Eigen::Matrix<double, 1, kN> H = Eigen::Matrix<double, 1, kN>::Zero();
   H(0, kP + 2) = -1;
   H.block<1, 3>(0, kTheta) = (R * Skew(r)).row(2);
   Eigen::Matrix<double, 1, 1> y(depth - predicted), Rn(variance);
@@ -239,7 +254,7 @@ double ErrorStateKf::UpdateDepth(double depth, const Vec3& r, double variance) {
 
 double ErrorStateKf::UpdateHeading(double heading, double variance) {
   const Mat3 R = x_.q.toRotationMatrix();
-  Eigen::Matrix<double, 1, 15> H = Eigen::Matrix<double, 1, 15>::Zero();
+  Eigen::Matrix<double, 1, kN> H = Eigen::Matrix<double, 1, kN>::Zero();
   H.block<1, 3>(0, kTheta) = HeadingJacobian(R);
   Eigen::Matrix<double, 1, 1> y(WrapAngle(heading - Heading(R))), Rn(variance);
   return Update(y, H, Rn);
@@ -262,7 +277,7 @@ double ErrorStateKf::UpdatePosition(const Vec3& fix, const Vec3& r, const Mat3& 
   const Mat3 R_past = past->q.toRotationMatrix();
   const Vec3 predicted = past->p + R_past * r;
   const Mat3 R = x_.q.toRotationMatrix();
-  Eigen::Matrix<double, 3, 15> H = Eigen::Matrix<double, 3, 15>::Zero();
+  Eigen::Matrix<double, 3, kN> H = Eigen::Matrix<double, 3, kN>::Zero();
   H.block<3, 3>(0, kP) = Mat3::Identity();
   H.block<3, 3>(0, kTheta) = -R * Skew(r);
   return Update(fix - predicted, H, cov);
@@ -279,7 +294,7 @@ double ErrorStateKf::UpdatePositionFromClone(const Vec3& fix, const Vec3& r, con
   const Eigen::LLT<Mat3> llt(S);
   if (llt.info() != Eigen::Success) return -1;
   // the augmented state's gain: its rows for the state (K) and for the clones (K_y)
-  const Eigen::Matrix<double, 15, 3> K = X_.middleCols(o, 6) * Hy.transpose() * llt.solve(Mat3::Identity());
+  const Eigen::Matrix<double, kN, 3> K = X_.middleCols(o, 6) * Hy.transpose() * llt.solve(Mat3::Identity());
   const Eigen::MatrixXd Ky = Y_.middleCols(o, 6) * Hy.transpose() * llt.solve(Mat3::Identity());
   P_ -= K * S * K.transpose();
   Symmetrize(&P_);
@@ -292,7 +307,7 @@ double ErrorStateKf::UpdatePositionFromClone(const Vec3& fix, const Vec3& r, con
   return innovation.dot(llt.solve(innovation));
 }
 
-double Nees(const NavState& e, const Mat15& P, const Vec3& p, const Vec3& v, const Quat& q) {
+double Nees(const NavState& e, const MatN& P, const Vec3& p, const Vec3& v, const Quat& q) {
   Eigen::Matrix<double, 9, 1> err;
   err << p - e.p, v - e.v, LogQuat(e.q.conjugate() * q);
   const Eigen::Matrix<double, 9, 9> P9 = P.topLeftCorner<9, 9>();

@@ -735,6 +735,11 @@ const JsonObject kNavigationKeys{
             .Means("initial velocity standard deviation"),
         Key("initial_attitude_sd", T::kNumber).Above(0).Units("rad").Default("0.01")
             .Means("initial attitude standard deviation (each axis)"),
+        Key("initial_current_sd", T::kNumber).Above(0).Units("m/s").Default("0.5")
+            .Means("initial standard deviation of the current (each axis; its estimate starts at 0), which a "
+                   "DVL's water track is relative to"),
+        Key("current_walk", T::kNumber).Above(0).Units("m/s/√s").Default("0.001")
+            .Means("the current's random walk density (how fast the filter lets it change)"),
         Key("acoustic", T::kBool).Default("true")
             .Means("false: ignore the acoustic fixes (dead reckoning on IMU, DVL, depth and heading)"),
     },

@@ -34,7 +34,7 @@ const NavigationSensors& CheckedSensors(const NavigationSensors& s, const mjMode
 }
 
 nav::ErrorStateKf MakeFilter(const mjModel* m, const NavigationSensors& s, const NavigationSettings& settings) {
-  nav::Mat15 P0 = nav::Mat15::Zero();
+  nav::MatN P0 = nav::MatN::Zero();
   const double ba = std::max(s.imu.noise.accel_turn_on, 1e-4), bg = std::max(s.imu.noise.gyro_turn_on, 1e-5);
   for (int i = 0; i < 3; ++i) {
     P0(nav::kP + i, nav::kP + i) = settings.initial_position_sd * settings.initial_position_sd;
@@ -42,9 +42,10 @@ nav::ErrorStateKf MakeFilter(const mjModel* m, const NavigationSensors& s, const
     P0(nav::kTheta + i, nav::kTheta + i) = settings.initial_attitude_sd * settings.initial_attitude_sd;
     P0(nav::kBa + i, nav::kBa + i) = ba * ba;
     P0(nav::kBg + i, nav::kBg + i) = bg * bg;
+    P0(nav::kC + i, nav::kC + i) = settings.initial_current_sd * settings.initial_current_sd;
   }
   return nav::ErrorStateKf(nav::NavState{}, P0, s.imu.noise,
-                           Vec3(m->opt.gravity[0], m->opt.gravity[1], m->opt.gravity[2]));
+                           Vec3(m->opt.gravity[0], m->opt.gravity[1], m->opt.gravity[2]), settings.current_walk);
 }
 
 }  // namespace
@@ -95,7 +96,7 @@ Navigator::Navigator(const mjModel* m, const mjData* d, int body, const Navigati
   // the filter starts at the truth, with the settings' uncertainty
   const nav::NavState x0 = TruthAtImu(d);
   kf_ = nav::ErrorStateKf(x0, kf_.covariance(), sensors_.imu.noise,
-                          Vec3(m->opt.gravity[0], m->opt.gravity[1], m->opt.gravity[2]));
+                          Vec3(m->opt.gravity[0], m->opt.gravity[1], m->opt.gravity[2]), settings_.current_walk);
   kf_.set_history_seconds(sensors_.acoustic.latency + 1.0);
   gravity_ = Vec3(m->opt.gravity[0], m->opt.gravity[1], m->opt.gravity[2]);
   last_time_ = d->time;
@@ -145,6 +146,17 @@ void Navigator::Update(const mjModel* m, const mjData* d) {
         W += c.beams[i] * c.beams[i].transpose() / (sd * sd);
       }
       kf_.UpdateVelocity(Vec3(r[0], r[1], r[2]), C_dvl_, r_dvl_, w_, W.inverse());
+    } else if (r[3] == 2.0) {  // water track: every beam, through the water
+      // each beam σ0 + k_v |radial| (the plugin's water-track noise: no range term), the
+      // radial velocity read from the reading's velocity
+      const NavigationSensors::Dvl& c = sensors_.dvl;
+      const Vec3 v(r[0], r[1], r[2]);
+      Mat3 W = Mat3::Zero();
+      for (const Vec3& b : c.beams) {
+        const double sd = c.velocity_noise + c.per_speed * std::abs(b.dot(v)) + 1e-6;
+        W += b * b.transpose() / (sd * sd);
+      }
+      kf_.UpdateWaterVelocity(v, C_dvl_, r_dvl_, w_, W.inverse());
     }
   }
   if (pressure_clock_.New(ts, &sample)) {
@@ -210,7 +222,7 @@ void Navigator::EstRow(const mjData* d, std::vector<double>* row) const {
   const Vec3 v(qv[0], qv[1], qv[2]);
   const Eigen::Quaterniond q_true(BodyRotation(d, body_));
   const Vec3 dr = nav::LogQuat(q.conjugate() * q_true);  // truth = estimate ⊗ Exp(dr), body frame
-  const nav::Mat15& P = kf_.covariance();
+  const nav::MatN& P = kf_.covariance();
   const double values[] = {e.position.x(), e.position.y(), e.position.z(), q.w(), q.x(), q.y(), q.z(),
                            e.velocity.x(), e.velocity.y(), e.velocity.z(),
                            e.position.x() - p.x(), e.position.y() - p.y(), e.position.z() - p.z(),

@@ -724,7 +724,9 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
       NavigationSettings& g = nav.settings;
       for (auto [key, value] : {std::pair{"initial_position_sd", &g.initial_position_sd},
                                 std::pair{"initial_velocity_sd", &g.initial_velocity_sd},
-                                std::pair{"initial_attitude_sd", &g.initial_attitude_sd}}) {
+                                std::pair{"initial_attitude_sd", &g.initial_attitude_sd},
+                                std::pair{"initial_current_sd", &g.initial_current_sd},
+                                std::pair{"current_walk", &g.current_walk}}) {
         if (n.contains(key)) *value = r.Positive(n[key], std::string("/navigation/") + key);
       }
       if (n.contains("acoustic")) g.use_acoustic = r.Bool(n["acoustic"], "/navigation/acoustic");

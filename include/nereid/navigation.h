@@ -7,24 +7,30 @@
 // J. Farrell, "Aided Navigation" (2008), ch. 11-12 for the aiding sensors; Fossen (2021)
 // ch. 13 describes the same filter for marine craft.
 //
-// State. The filter's frame is the IMU's (its site): nominal x = (p, v, q, b_a, b_g) with
+// State. The filter's frame is the IMU's (its site): nominal x = (p, v, q, b_a, b_g, c) with
 // p, v the IMU's world position and velocity, q the world-from-IMU attitude, b_a, b_g the
-// accelerometer and gyro biases; the error δx = (δp, δv, δθ, δb_a, δb_g) (15), with the
-// true attitude q ⊗ Exp(δθ).
+// accelerometer and gyro biases, c the water's velocity (the current, world frame, what a
+// DVL's water track is relative to); the error δx = (δp, δv, δθ, δb_a, δb_g, δc) (18), with
+// the true attitude q ⊗ Exp(δθ).
 //
 // Propagation (Solà eqs. 260 and 269, Euler over one step h with the IMU's specific force
 // f and rate ω, each held since its last sample):
 //     a = R (f - b_a) + g,   p += v h + a h²/2,   v += a h,   q = q ⊗ Exp((ω - b_g) h)
-//     F = I + [0 I 0 0 0; 0 0 -R[f-b_a]x -R 0; 0 0 -[ω-b_g]x 0 -I; 0...] h (first order)
-//     Q = diag(0, σ_a² h, σ_g² h, σ_ba² h, σ_bg² h)
+//     F = I + [0 I 0 0 0 0; 0 0 -R[f-b_a]x -R 0 0; 0 0 -[ω-b_g]x 0 -I 0; 0...] h (first order)
+//     Q = diag(0, σ_a² h, σ_g² h, σ_ba² h, σ_bg² h, σ_c² h)
 // with σ_a, σ_g the white noise densities (plus the quantisation's variance step²/12 per
-// sample of period T, i.e. step² T/12 per unit time), σ_ba, σ_bg the bias random walks.
+// sample of period T, i.e. step² T/12 per unit time), σ_ba, σ_bg the bias random walks and
+// σ_c the current's (a random walk: c does not change in the nominal propagation).
 //
 // Updates (Joseph form, P = (I-KH) P (I-KH)ᵀ + K R Kᵀ; δx injected and reset, Solà 6.2-6.3):
-//   DVL (bottom lock only): z = C_dᵀ (Rᵀ v + (ω - b_g) × r_d), r_d the DVL's lever arm and C_d
+//   DVL bottom lock: z = C_dᵀ (Rᵀ v + (ω - b_g) × r_d), r_d the DVL's lever arm and C_d
 //       its rotation in the IMU frame; H_v = C_dᵀRᵀ, H_θ = C_dᵀ[Rᵀv]x, H_bg = C_dᵀ[r_d]x;
 //       covariance σ_b² (DᵀD)⁻¹ for the beams D at the predicted speed (σ_b = σ0 + k_v|v| +
 //       k_r range).
+//   DVL water track: the same through the water, v - c for v: H_v = C_dᵀRᵀ, H_c = -C_dᵀRᵀ,
+//       H_θ = C_dᵀ[Rᵀ(v - c)]x, H_bg = C_dᵀ[r_d]x (the bottom-lock model with the
+//       velocity relative to the water); with bottom lock or fixes besides, c becomes
+//       observable.
 //   depth: z = -(p + R r_p)_z; H_p = -e_zᵀ, H_θ = e_zᵀ R [r_p]x; variance (σ_p² + step²/12)/(ρg)².
 //   heading: z = atan2(R₁₀, R₀₀) of the IMU's x axis, innovation wrapped to (-π, π].
 //   acoustic fix: z = p + R r_u (the transponder), covariance J diag(σ_ρ², σ_a², σ_a²) Jᵀ
@@ -58,12 +64,12 @@
 
 namespace nereid::nav {
 
-using Mat15 = Eigen::Matrix<double, 15, 15>;
-using Vec15 = Eigen::Matrix<double, 15, 1>;
-using Quat = Eigen::Quaterniond;
+// Offsets of the error state's blocks, and its size.
+inline constexpr int kP = 0, kV = 3, kTheta = 6, kBa = 9, kBg = 12, kC = 15, kN = 18;
 
-// Offsets of the error state's blocks.
-inline constexpr int kP = 0, kV = 3, kTheta = 6, kBa = 9, kBg = 12;
+using MatN = Eigen::Matrix<double, kN, kN>;
+using VecN = Eigen::Matrix<double, kN, 1>;
+using Quat = Eigen::Quaterniond;
 
 // The IMU's noise, as nereid.imu's keys (plugins/imu/README.md) define it.
 struct ImuNoise {
@@ -77,6 +83,7 @@ struct NavState {
   Vec3 p = Vec3::Zero(), v = Vec3::Zero();
   Quat q = Quat::Identity();  // world from IMU
   Vec3 ba = Vec3::Zero(), bg = Vec3::Zero();
+  Vec3 c = Vec3::Zero();  // the current (world), m/s
 };
 
 // Exp of a rotation vector as a unit quaternion (Solà eq. 101), exact near zero.
@@ -105,7 +112,9 @@ NavState PropagateNominal(const NavState& x, const Vec3& f, const Vec3& w, doubl
 
 class ErrorStateKf {
  public:
-  ErrorStateKf(const NavState& x0, const Mat15& P0, const ImuNoise& imu, const Vec3& gravity);
+  // current_walk: σ_c, the current's random walk density (m/s/√s)
+  ErrorStateKf(const NavState& x0, const MatN& P0, const ImuNoise& imu, const Vec3& gravity,
+               double current_walk = 0);
 
   // Integrates the nominal state and the covariance over h seconds with the IMU's
   // specific force f and rate w (IMU frame), as held since their last sample.
@@ -116,6 +125,8 @@ class ErrorStateKf {
   // v_sensor: the DVL's velocity in its frame; C: the DVL frame's rotation in the IMU
   // frame; r: its position in the IMU frame; w: the gyro's present reading.
   double UpdateVelocity(const Vec3& v_sensor, const Mat3& C, const Vec3& r, const Vec3& w, const Mat3& cov);
+  // the same through the water (a DVL's water track): v_sensor relative to the current
+  double UpdateWaterVelocity(const Vec3& v_sensor, const Mat3& C, const Vec3& r, const Vec3& w, const Mat3& cov);
   // depth (m, positive down) of a point at r (IMU frame)
   double UpdateDepth(double depth, const Vec3& r, double variance);
   double UpdateHeading(double heading, double variance);
@@ -132,7 +143,7 @@ class ErrorStateKf {
   int clones() const { return static_cast<int>(clones_.size()); }
 
   const NavState& state() const { return x_; }
-  const Mat15& covariance() const { return P_; }
+  const MatN& covariance() const { return P_; }
   // The state buffered for delayed fixes: `history_seconds` of past nominal states.
   void set_history_seconds(double s) { history_seconds_ = s; }
 
@@ -148,24 +159,27 @@ class ErrorStateKf {
   // X <- X G_yᵀ, Y <- G_y Y G_yᵀ
   void InjectClones(const Eigen::VectorXd& dy);
   // injects the state's error dx into its nominal state and resets it: P <- G P Gᵀ, X <- G X
-  void Inject(const Vec15& dx);
+  void Inject(const VecN& dx);
   double UpdatePositionFromClone(const Vec3& fix, const Vec3& r, const Mat3& cov, int clone);
+  // a DVL velocity over the bottom, or (water) through the water
+  double UpdateDvl(const Vec3& v_sensor, const Mat3& C, const Vec3& r, const Vec3& w, const Mat3& cov, bool water);
   int FindClone(double time) const;
   void EraseClone(int index);
   NavState x_;
-  Mat15 P_;
+  MatN P_;
   ImuNoise imu_;
   Vec3 g_;
+  double current_walk_ = 0;
   std::deque<NavState> history_;
   double history_seconds_ = 2.0;
   std::vector<PoseClone> clones_;
-  Eigen::MatrixXd X_;  // 15 x 6n: Cov(δx, y) of the state's and the clones' errors
+  Eigen::MatrixXd X_;  // kN x 6n: Cov(δx, y) of the state's and the clones' errors
   Eigen::MatrixXd Y_;  // 6n x 6n: Cov(y), the clones' errors
 };
 
 // The 9-dof NEES of an estimate against the truth (IMU frame's p, v, attitude) under the
 // filter's covariance P: e = (p̂ - p, v̂ - v, Log(q̂⁻¹ q)) so that the truth is q̂ ⊗ Exp(δθ).
-double Nees(const NavState& estimate, const Mat15& P, const Vec3& p, const Vec3& v, const Quat& q);
+double Nees(const NavState& estimate, const MatN& P, const Vec3& p, const Vec3& v, const Quat& q);
 
 // Dead reckoning's closed form: the standard deviation of one horizontal position axis
 // after time t when each of n = t/T velocity samples of period T carries independent

@@ -30,6 +30,8 @@ struct NavigationSettings {
   double initial_position_sd = 0.05;   // m
   double initial_velocity_sd = 0.02;   // m/s
   double initial_attitude_sd = 0.01;   // rad
+  double initial_current_sd = 0.5;     // m/s, the current's (its estimate starts at 0)
+  double current_walk = 1e-3;          // m/s/√s, the current's random walk
   bool use_acoustic = true;            // false: dead reckoning (IMU, DVL, depth, heading)
 };
 

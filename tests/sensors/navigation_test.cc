@@ -28,7 +28,7 @@ namespace nereid {
 namespace {
 
 using nav::ErrorStateKf;
-using nav::Mat15;
+using nav::MatN;
 using nav::NavState;
 
 // chi-square quantile by the Wilson-Hilferty approximation (relative error < 1e-3 for k > 50)
@@ -70,7 +70,7 @@ TEST_SUITE("navigation") {
   // without a clone (the buffered state's innovation with the present covariance).
   struct DelayedFixRun {
     NavState a, b, c;
-    Mat15 Pa, Pb, Pc;
+    MatN Pa, Pb, Pc;
     int clones_after = -1;
   };
   DelayedFixRun RunDelayedFix(bool linear) {
@@ -78,7 +78,7 @@ TEST_SUITE("navigation") {
     imu.accel_density = 2e-3;
     imu.period = 0.01;
     if (!linear) imu.accel_walk = 1e-3, imu.gyro_density = 1e-3, imu.gyro_walk = 1e-4;
-    Mat15 P0 = Mat15::Zero();
+    MatN P0 = MatN::Zero();
     for (int i = 0; i < 3; ++i) {
       P0(nav::kP + i, nav::kP + i) = 0.05 * 0.05;
       P0(nav::kV + i, nav::kV + i) = 0.02 * 0.02;
@@ -167,10 +167,76 @@ TEST_SUITE("navigation") {
     CHECK(clone_P < approximation_P);
   }
 
+  TEST_CASE("water track: with position fixes the current is estimated; without, it is known as well as the velocity") {
+    // a vehicle at constant world velocity v in a current c, level and heading north, with
+    // an exact IMU; the DVL's water track measures v - c (DVL frame = IMU frame, no lever
+    // arm) at 4 Hz with 3 mm/s noise, the depth at 25 Hz, and (in the first filter only) a
+    // position fix every second with 5 cm noise. The filter starts at the true state but
+    // with the current unknown (0, 0.5 m/s standard deviation).
+    const Vec3 v(0.3, 0.1, 0.0), current(0.2, -0.15, 0.05), g(0, 0, -9.81);
+    nav::ImuNoise imu;
+    imu.accel_density = 1e-4;
+    imu.gyro_density = 1e-5;
+    MatN P0 = MatN::Zero();
+    for (int i = 0; i < 3; ++i) {
+      P0(nav::kP + i, nav::kP + i) = 0.01 * 0.01;
+      P0(nav::kV + i, nav::kV + i) = 0.01 * 0.01;
+      P0(nav::kTheta + i, nav::kTheta + i) = 1e-6;
+      P0(nav::kBa + i, nav::kBa + i) = 1e-6;
+      P0(nav::kBg + i, nav::kBg + i) = 1e-10;
+      P0(nav::kC + i, nav::kC + i) = 0.5 * 0.5;
+    }
+    NavState x0;
+    x0.v = v;
+    x0.p = Vec3(0, 0, -5);
+    ErrorStateKf with_fixes(x0, P0, imu, g, 1e-4), without(x0, P0, imu, g, 1e-4);
+    std::mt19937 rng(9);
+    std::normal_distribution<double> n01;
+    const double h = 0.01;
+    for (int k = 0; k < 12000; ++k) {  // 120 s
+      const double t = k * h;
+      const Vec3 p = x0.p + v * t;
+      for (ErrorStateKf* f : {&with_fixes, &without}) {
+        if (k % 25 == 0) {
+          const Vec3 z = v - current + 0.003 * Vec3(n01(rng), n01(rng), n01(rng));
+          CHECK(f->UpdateWaterVelocity(z, Mat3::Identity(), Vec3::Zero(), Vec3::Zero(), Mat3::Identity() * 9e-6) >= 0);
+        }
+        if (k % 4 == 0) f->UpdateDepth(-p.z() + 0.005 * n01(rng), Vec3::Zero(), 0.005 * 0.005);
+        if (f == &with_fixes && k % 100 == 50) {
+          const Vec3 fix = p + 0.05 * Vec3(n01(rng), n01(rng), n01(rng));
+          f->UpdatePosition(fix, Vec3::Zero(), Mat3::Identity() * 0.05 * 0.05, f->state().time);
+        }
+        f->Propagate(-g, Vec3::Zero(), h);
+      }
+    }
+    const Vec3 error = with_fixes.state().c - current;
+    const Mat3 Pc = with_fixes.covariance().block<3, 3>(nav::kC, nav::kC);
+    MESSAGE("water track with fixes, 120 s: current error " << error.transpose() << " m/s, filter sd "
+            << Pc.diagonal().cwiseSqrt().transpose() << "; velocity error "
+            << (with_fixes.state().v - v).norm() << " m/s");
+    // the horizontal current within 4 of the filter's own standard deviations, and those small
+    for (int i = 0; i < 3; ++i) CHECK(std::abs(error[i]) < 4 * std::sqrt(Pc(i, i)));
+    CHECK(std::sqrt(Pc(0, 0)) < 0.01);
+    CHECK(std::sqrt(Pc(1, 1)) < 0.01);
+    CHECK((with_fixes.state().v - v).norm() < 0.03);
+    // without fixes (nor bottom lock) the water track gives v - c only: the horizontal
+    // current is known no better than the velocity, whose error the exact IMU carries from
+    // the start (0.01 m/s); the vertical one follows the depth. The estimate stays
+    // consistent with its (larger) uncertainty.
+    const MatN& P = without.covariance();
+    const Vec3 error_without = without.state().c - current;
+    for (int i = 0; i < 2; ++i) {
+      CHECK(std::sqrt(P(nav::kC + i, nav::kC + i)) > 0.009);
+      CHECK(std::sqrt(P(nav::kC + i, nav::kC + i)) > 10 * std::sqrt(Pc(i, i)));
+      CHECK(std::abs(error_without[i]) < 4 * std::sqrt(P(nav::kC + i, nav::kC + i)));
+    }
+    CHECK(std::sqrt(P(nav::kC + 2, nav::kC + 2)) < 0.005);
+  }
+
   TEST_CASE("pending clones are bounded; a fix without its clone falls back; DropClone drops older ones") {
     nav::ImuNoise imu;
     imu.accel_density = 2e-3;
-    Mat15 P0 = Mat15::Identity() * 1e-3;
+    MatN P0 = MatN::Identity() * 1e-3;
     ErrorStateKf f(NavState{}, P0, imu, Vec3(0, 0, -9.81));
     for (int k = 0; k < ErrorStateKf::kMaxClones + 5; ++k) {
       f.ClonePose(0.01 * k);
@@ -188,7 +254,7 @@ TEST_SUITE("navigation") {
     CHECK(f.clones() == ErrorStateKf::kMaxClones + 5 - 16);
     // the covariance stays symmetric and positive definite through it all
     CHECK((f.covariance() - f.covariance().transpose()).norm() == 0.0);
-    CHECK(Eigen::LLT<Mat15>(f.covariance()).info() == Eigen::Success);
+    CHECK(Eigen::LLT<MatN>(f.covariance()).info() == Eigen::Success);
   }
 
   TEST_CASE("dead reckoning: the horizontal error is a random walk sigma_v sqrt(T t)") {
@@ -209,7 +275,7 @@ TEST_SUITE("navigation") {
     for (int run = 0; run < runs; ++run) {
       std::mt19937_64 rng(1000 + run);
       std::normal_distribution<double> n(0, 1);
-      Mat15 P0 = Mat15::Zero();
+      MatN P0 = MatN::Zero();
       P0.diagonal() << Vec3::Constant(1e-8), Vec3::Constant(1e-6), Vec3::Constant(1e-6), Vec3::Constant(1e-4),
           Vec3::Constant(1e-8);
       NavState x0;
