@@ -135,28 +135,30 @@ void Navigator::Update(const mjModel* m, const mjData* d) {
   }
   if (sensors_.dvl.present() && dvl_clock_.New(ts, &sample)) {
     const mjtNum* r = s + sensors_.dvl.adr;
-    if (r[3] == 1.0) {  // bottom lock
-      // the least-squares covariance of the valid beams, each with σ0 + k_v |radial| + k_r range
-      const NavigationSensors::Dvl& c = sensors_.dvl;
-      Mat3 W = Mat3::Zero();
+    // The plugin solves the velocity from the beams' radial velocities by unweighted least
+    // squares, v = (DᵀD)⁻¹Dᵀr, so its covariance is (DᵀD)⁻¹ (Σ σ_i² b_i b_iᵀ) (DᵀD)⁻¹ over
+    // the beams it used, σ_i each beam's noise
+    const NavigationSensors::Dvl& c = sensors_.dvl;
+    const Vec3 v(r[0], r[1], r[2]);
+    Mat3 DtD = Mat3::Zero(), DtSD = Mat3::Zero();
+    auto add_beam = [&](const Vec3& b, double sd) {
+      DtD += b * b.transpose();
+      DtSD += sd * sd * b * b.transpose();
+    };
+    if (r[3] == 1.0) {  // bottom lock: the valid beams, each σ0 + k_v |radial| + k_r range
       for (size_t i = 0; i < c.beams.size(); ++i) {
         const double range = r[5 + i];
         if (range < 0) continue;
-        const double sd = c.velocity_noise + c.per_speed * std::abs(r[9 + i]) + c.per_range * range + 1e-6;
-        W += c.beams[i] * c.beams[i].transpose() / (sd * sd);
+        add_beam(c.beams[i], c.velocity_noise + c.per_speed * std::abs(r[9 + i]) + c.per_range * range + 1e-6);
       }
-      kf_.UpdateVelocity(Vec3(r[0], r[1], r[2]), C_dvl_, r_dvl_, w_, W.inverse());
-    } else if (r[3] == 2.0) {  // water track: every beam, through the water
-      // each beam σ0 + k_v |radial| (the plugin's water-track noise: no range term), the
-      // radial velocity read from the reading's velocity
-      const NavigationSensors::Dvl& c = sensors_.dvl;
-      const Vec3 v(r[0], r[1], r[2]);
-      Mat3 W = Mat3::Zero();
-      for (const Vec3& b : c.beams) {
-        const double sd = c.velocity_noise + c.per_speed * std::abs(b.dot(v)) + 1e-6;
-        W += b * b.transpose() / (sd * sd);
-      }
-      kf_.UpdateWaterVelocity(v, C_dvl_, r_dvl_, w_, W.inverse());
+      const Mat3 A = DtD.inverse();
+      kf_.UpdateVelocity(v, C_dvl_, r_dvl_, w_, A * DtSD * A);
+    } else if (r[3] == 2.0) {
+      // water track: every beam through the water, each σ0 + k_v |radial| (the plugin's
+      // water-track noise has no range term), the radial velocity read from the reading
+      for (const Vec3& b : c.beams) add_beam(b, c.velocity_noise + c.per_speed * std::abs(b.dot(v)) + 1e-6);
+      const Mat3 A = DtD.inverse();
+      kf_.UpdateWaterVelocity(v, C_dvl_, r_dvl_, w_, A * DtSD * A);
     }
   }
   if (pressure_clock_.New(ts, &sample)) {

@@ -99,8 +99,9 @@ def closed_form_covariance(t, sigma0, k_v, angle, T_dvl, sigma_psi, T_imu, C_bd)
         R = quat_to_mat(*(t[f"heavy.q{c}"][k] for c in "wxyz")) @ C_bd
         radial = np.abs(beams @ (R.T @ np.array([t["heavy.vx"][k], t["heavy.vy"][k], t["heavy.vz"][k]])))
         sd = sigma0 + k_v * radial
-        W = (beams.T / sd ** 2) @ beams
-        Sw = R @ np.linalg.inv(W) @ R.T
+        # the plugin's unweighted least squares over the beams: (DᵀD)⁻¹ Dᵀ diag(sd²) D (DᵀD)⁻¹
+        A = np.linalg.inv(beams.T @ beams) @ beams.T
+        Sw = R @ (A * sd ** 2) @ A.T @ R.T
         u = math.hypot(t["heavy.vx"][k], t["heavy.vy"][k])
         e_c = np.array([-t["heavy.vy"][k], t["heavy.vx"][k]]) / max(u, 1e-9)
         acc = acc + (Sw[:2, :2] * T_dvl + u * u * sigma_psi ** 2 * T_imu * np.outer(e_c, e_c)) * dt
