@@ -171,7 +171,10 @@ void ErrorStateKf::InjectClones(const Eigen::VectorXd& dy) {
 }
 
 void ErrorStateKf::ClonePose(double time) {
-  if (static_cast<int>(clones_.size()) == kMaxClones) EraseClone(0);
+  // full: this sample goes without a clone (its fix falls back), and the pending ones keep
+  // theirs (evicting the oldest instead would leave no fix a clone once rate x latency
+  // reaches the limit)
+  if (static_cast<int>(clones_.size()) == kMaxClones) return;
   const auto n = static_cast<Eigen::Index>(6 * clones_.size());
   // y = J δx with J selecting δp and δθ: Cov(δx, y) = P Jᵀ, Cov(y) = J P Jᵀ, and with the
   // clones kept before, Cov(y_old, y) = X_oldᵀ Jᵀ
@@ -192,6 +195,18 @@ void ErrorStateKf::ClonePose(double time) {
   Y.bottomRightCorner(6, 6) = 0.5 * (JPJ + JPJ.transpose());
   Y_ = std::move(Y);
   clones_.push_back({time, x_.p, x_.q});
+}
+
+Eigen::MatrixXd ErrorStateKf::AugmentedCovariance() const {
+  const auto n = static_cast<Eigen::Index>(6 * clones_.size());
+  Eigen::MatrixXd A(kN + n, kN + n);
+  A.topLeftCorner(kN, kN) = P_;
+  if (n > 0) {
+    A.topRightCorner(kN, n) = X_;
+    A.bottomLeftCorner(n, kN) = X_.transpose();
+    A.bottomRightCorner(n, n) = Y_;
+  }
+  return A;
 }
 
 int ErrorStateKf::FindClone(double time) const {

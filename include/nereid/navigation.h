@@ -135,12 +135,18 @@ class ErrorStateKf {
   // the buffered state nearest that time (see the header).
   double UpdatePosition(const Vec3& fix, const Vec3& r, const Mat3& cov, double sample_time);
   // Keeps the present pose error as a clone for a fix sampled now, at `time` (the time
-  // UpdatePosition will name); with kMaxClones pending the oldest is dropped.
+  // UpdatePosition will name); with kMaxClones pending it keeps none (that fix falls back).
   void ClonePose(double time);
   // Drops the clone kept at `time` (a fix that arrived invalid), and any older one.
   void DropClone(double time);
   static constexpr int kMaxClones = 16;
   int clones() const { return static_cast<int>(clones_.size()); }
+  // The covariance of the state's error and the clones' together, kN + 6 clones() square
+  // (the clones in the order they were kept, each (δp, δθ)), and clone i's time and pose.
+  Eigen::MatrixXd AugmentedCovariance() const;
+  double clone_time(int i) const { return clones_.at(static_cast<size_t>(i)).time; }
+  Vec3 clone_position(int i) const { return clones_.at(static_cast<size_t>(i)).p; }
+  Quat clone_attitude(int i) const { return clones_.at(static_cast<size_t>(i)).q; }
 
   const NavState& state() const { return x_; }
   const MatN& covariance() const { return P_; }

@@ -16,6 +16,7 @@
 #include <doctest/doctest.h>
 
 #include "nereid/error.h"
+#include "nereid/kinematics.h"
 #include "nereid/navigation.h"
 #include "nereid/navigator.h"
 #include "nereid/plugins.h"
@@ -167,6 +168,154 @@ TEST_SUITE("navigation") {
     CHECK(clone_P < approximation_P);
   }
 
+  // The augmented filter written out whole: one (kN + 6n)-state Kalman filter over the
+  // state's error and the clones', each operation on the full matrix (the header's F, Q and
+  // H; Joseph form; the reset G on the state's and every clone's attitude), against which
+  // ErrorStateKf's blocks (P, X, Y) are compared.
+  struct AugmentedReference {
+    Eigen::MatrixXd P;
+    int n() const { return static_cast<int>((P.rows() - nav::kN) / 6); }
+    Eigen::Index clone(int c) const { return nav::kN + 6 * c; }
+    Eigen::VectorXd Update(const Eigen::MatrixXd& H, const Eigen::VectorXd& y, const Eigen::MatrixXd& R) {
+      const Eigen::MatrixXd S = H * P * H.transpose() + R;
+      const Eigen::MatrixXd K = P * H.transpose() * S.inverse();
+      const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(P.rows(), P.rows());
+      P = (I - K * H) * P * (I - K * H).transpose() + K * R * K.transpose();
+      const Eigen::VectorXd dx = K * y;
+      Eigen::MatrixXd G = I;
+      G.block<3, 3>(nav::kTheta, nav::kTheta) -= nav::Skew(0.5 * dx.segment<3>(nav::kTheta));
+      for (int c = 0; c < n(); ++c) G.block<3, 3>(clone(c) + 3, clone(c) + 3) -= nav::Skew(0.5 * dx.segment<3>(clone(c) + 3));
+      P = G * P * G.transpose();
+      return dx;
+    }
+    void Remove(int c) {  // the rows and columns of clone c out
+      std::vector<Eigen::Index> keep;
+      for (Eigen::Index i = 0; i < P.rows(); ++i) {
+        if (i < clone(c) || i >= clone(c) + 6) keep.push_back(i);
+      }
+      P = P(keep, keep).eval();
+    }
+  };
+
+  TEST_CASE("clones: the filter's blocks equal the augmented filter written out whole, over 3000 random operations") {
+    // propagation with rotation and attitude error, depth, heading and DVL updates, clones
+    // (up to the limit), fixes through any pending clone, dropped clones; several clones
+    // pending at once. Rounding only: 1e-9 relative at every operation.
+    std::mt19937 rng(3);
+    std::normal_distribution<double> n01;
+    std::uniform_real_distribution<double> u01;
+    nav::ImuNoise imu;
+    imu.accel_density = 2e-3, imu.accel_walk = 1e-3, imu.gyro_density = 1e-3, imu.gyro_walk = 1e-4;
+    MatN P0 = MatN::Zero();
+    for (int i = 0; i < 3; ++i) {
+      P0(nav::kP + i, nav::kP + i) = 0.25, P0(nav::kV + i, nav::kV + i) = 0.01, P0(nav::kTheta + i, nav::kTheta + i) = 0.01;
+      P0(nav::kBa + i, nav::kBa + i) = 2.5e-3, P0(nav::kBg + i, nav::kBg + i) = 1e-4, P0(nav::kC + i, nav::kC + i) = 0.04;
+    }
+    NavState x0;
+    x0.p = Vec3(1, -2, -3);
+    x0.q = nav::ExpQuat(Vec3(0.3, -0.2, 1.1));
+    const Vec3 g(0, 0, -9.81);
+    const double current_walk = 1e-3;
+    ErrorStateKf kf(x0, P0, imu, g, current_walk);
+    AugmentedReference ref{P0};
+    double worst = 0;
+    int max_pending = 0, fixes = 0;
+    for (int k = 0; k < 3000; ++k) {
+      const double r = u01(rng);
+      const Mat3 R = kf.state().q.toRotationMatrix();
+      const auto N = ref.P.rows();
+      if (r < 0.35) {  // propagation (the header's F and Q)
+        const Vec3 f(0.3 * n01(rng), 0.3 * n01(rng), 9.81 + 0.3 * n01(rng)), w(0.2 * n01(rng), 0.2 * n01(rng), 0.3 * n01(rng));
+        const double h = 0.01;
+        Eigen::MatrixXd F = Eigen::MatrixXd::Identity(N, N), Q = Eigen::MatrixXd::Zero(N, N);
+        F.block<3, 3>(nav::kP, nav::kV) = Mat3::Identity() * h;
+        F.block<3, 3>(nav::kV, nav::kTheta) = -R * nav::Skew(f - kf.state().ba) * h;
+        F.block<3, 3>(nav::kV, nav::kBa) = -R * h;
+        F.block<3, 3>(nav::kTheta, nav::kTheta) = nav::ExpQuat((w - kf.state().bg) * h).toRotationMatrix().transpose();
+        F.block<3, 3>(nav::kTheta, nav::kBg) = -Mat3::Identity() * h;
+        for (int i = 0; i < 3; ++i) {
+          Q(nav::kV + i, nav::kV + i) = imu.accel_density * imu.accel_density * h;
+          Q(nav::kTheta + i, nav::kTheta + i) = imu.gyro_density * imu.gyro_density * h;
+          Q(nav::kBa + i, nav::kBa + i) = imu.accel_walk * imu.accel_walk * h;
+          Q(nav::kBg + i, nav::kBg + i) = imu.gyro_walk * imu.gyro_walk * h;
+          Q(nav::kC + i, nav::kC + i) = current_walk * current_walk * h;
+        }
+        ref.P = F * ref.P * F.transpose() + Q;
+        kf.Propagate(f, w, h);
+      } else if (r < 0.5) {  // depth of a point at r_p
+        const Vec3 r_p(0.1, 0.2, -0.3);
+        const double depth = -(kf.state().p + R * r_p).z() + 0.1 * n01(rng);
+        Eigen::MatrixXd H = Eigen::MatrixXd::Zero(1, N);
+        H(0, nav::kP + 2) = -1;
+        H.block(0, nav::kTheta, 1, 3) = (R * nav::Skew(r_p)).row(2);
+        ref.Update(H, Eigen::VectorXd::Constant(1, depth + (kf.state().p + R * r_p).z()), Eigen::MatrixXd::Constant(1, 1, 0.01));
+        kf.UpdateDepth(depth, r_p, 0.01);
+      } else if (r < 0.62) {  // heading
+        const double heading = nav::Heading(R) + 0.05 * n01(rng);
+        Eigen::MatrixXd H = Eigen::MatrixXd::Zero(1, N);
+        H.block(0, nav::kTheta, 1, 3) = nav::HeadingJacobian(R);
+        ref.Update(H, Eigen::VectorXd::Constant(1, WrapAngle(heading - nav::Heading(R))), Eigen::MatrixXd::Constant(1, 1, 0.0025));
+        kf.UpdateHeading(heading, 0.0025);
+      } else if (r < 0.75) {  // DVL, bottom lock or water track, with a mounting and a lever arm
+        const bool water = u01(rng) < 0.5;
+        const Mat3 C = nav::ExpQuat(Vec3(0.1, 0.2, 0.3)).toRotationMatrix();
+        const Vec3 r_d(0.3, 0, 0.1), w(0.01, 0.02, -0.03);
+        const Vec3 v_body = R.transpose() * (water ? Vec3(kf.state().v - kf.state().c) : kf.state().v);
+        const Vec3 predicted = C.transpose() * (v_body + (w - kf.state().bg).cross(r_d));
+        const Vec3 z = predicted + 0.05 * Vec3(n01(rng), n01(rng), n01(rng));
+        Eigen::MatrixXd H = Eigen::MatrixXd::Zero(3, N);
+        H.block(0, nav::kV, 3, 3) = C.transpose() * R.transpose();
+        H.block(0, nav::kTheta, 3, 3) = C.transpose() * nav::Skew(v_body);
+        H.block(0, nav::kBg, 3, 3) = C.transpose() * nav::Skew(r_d);
+        if (water) H.block(0, nav::kC, 3, 3) = -C.transpose() * R.transpose();
+        ref.Update(H, z - predicted, Mat3::Identity() * 0.0025);
+        if (water) {
+          kf.UpdateWaterVelocity(z, C, r_d, w, Mat3::Identity() * 0.0025);
+        } else {
+          kf.UpdateVelocity(z, C, r_d, w, Mat3::Identity() * 0.0025);
+        }
+      } else if (r < 0.87) {  // a clone (J selects δp and δθ), none beyond the limit
+        if (ref.n() < ErrorStateKf::kMaxClones) {
+          Eigen::MatrixXd T = Eigen::MatrixXd::Zero(N + 6, N);
+          T.topLeftCorner(N, N).setIdentity();
+          T.block(N, nav::kP, 3, 3).setIdentity();
+          T.block(N + 3, nav::kTheta, 3, 3).setIdentity();
+          ref.P = T * ref.P * T.transpose();
+        }
+        kf.ClonePose(kf.state().time + 1e-6 * k);
+      } else if (r < 0.96 && ref.n() > 0) {  // a fix through any pending clone
+        const int c = std::uniform_int_distribution<int>(0, ref.n() - 1)(rng);
+        const Vec3 r_u(0.2, -0.1, 0.4);
+        const Mat3 Rc = kf.clone_attitude(c).toRotationMatrix();
+        const Vec3 predicted = kf.clone_position(c) + Rc * r_u;
+        const Vec3 fix = predicted + 0.1 * Vec3(n01(rng), n01(rng), n01(rng));
+        Mat3 cov = Mat3::Identity() * 0.01;
+        cov(0, 1) = cov(1, 0) = 0.002;
+        Eigen::MatrixXd H = Eigen::MatrixXd::Zero(3, N);
+        H.block(0, ref.clone(c), 3, 3).setIdentity();
+        H.block(0, ref.clone(c) + 3, 3, 3) = -Rc * nav::Skew(r_u);
+        ref.Update(H, fix - predicted, cov);
+        for (int i = 0; i <= c; ++i) ref.Remove(0);  // this clone and the older ones
+        kf.UpdatePosition(fix, r_u, cov, kf.clone_time(c));
+        ++fixes;
+      } else if (ref.n() > 0) {  // an invalid fix drops its clone and the older ones
+        const int c = std::uniform_int_distribution<int>(0, ref.n() - 1)(rng);
+        const double t = kf.clone_time(c);
+        for (int i = 0; i <= c; ++i) ref.Remove(0);
+        kf.DropClone(t);
+      }
+      max_pending = std::max(max_pending, ref.n());
+      REQUIRE(kf.clones() == ref.n());
+      const double e = (kf.AugmentedCovariance() - ref.P).norm() / ref.P.norm();
+      worst = std::max(worst, e);
+      REQUIRE(e < 1e-9);
+    }
+    MESSAGE("augmented filter: worst relative difference " << worst << " over 3000 operations, " << fixes
+            << " fixes, up to " << max_pending << " clones pending");
+    CHECK(max_pending >= 8);
+    CHECK(fixes >= 100);
+  }
+
   TEST_CASE("water track: with position fixes the current is estimated; without, it is known as well as the velocity") {
     // a vehicle at constant world velocity v in a current c, level and heading north, with
     // an exact IMU; the DVL's water track measures v - c (DVL frame = IMU frame, no lever
@@ -233,7 +382,7 @@ TEST_SUITE("navigation") {
     CHECK(std::sqrt(P(nav::kC + 2, nav::kC + 2)) < 0.005);
   }
 
-  TEST_CASE("pending clones are bounded; a fix without its clone falls back; DropClone drops older ones") {
+  TEST_CASE("pending clones are bounded (a sample beyond them gets none); a fix without its clone falls back; DropClone drops older ones") {
     nav::ImuNoise imu;
     imu.accel_density = 2e-3;
     MatN P0 = MatN::Identity() * 1e-3;
@@ -242,16 +391,20 @@ TEST_SUITE("navigation") {
       f.ClonePose(0.01 * k);
       f.Propagate(Vec3(0, 0, 9.81), Vec3::Zero(), 0.01);
     }
+    // the first 16 samples (0.00-0.15 s) keep their clones, the last five (0.16-0.20 s) got none
     CHECK(f.clones() == ErrorStateKf::kMaxClones);
-    // the oldest five went: a fix sampled at 0.02 s has no clone, updates all the same and
-    // drops nothing newer
+    // the fix of 0.02 s consumes its clone and the older ones (0.00, 0.01)
     CHECK(f.UpdatePosition(Vec3(0.01, 0, 0), Vec3::Zero(), Mat3::Identity() * 1e-4, 0.02) >= 0);
-    CHECK(f.clones() == ErrorStateKf::kMaxClones);
-    // the fix of 0.10 s consumes its clone and the older ones
-    CHECK(f.UpdatePosition(Vec3(0.01, 0, 0), Vec3::Zero(), Mat3::Identity() * 1e-4, 0.10) >= 0);
-    CHECK(f.clones() == ErrorStateKf::kMaxClones + 5 - 11);
-    f.DropClone(0.15);
-    CHECK(f.clones() == ErrorStateKf::kMaxClones + 5 - 16);
+    CHECK(f.clones() == ErrorStateKf::kMaxClones - 3);
+    // a slot is free again: the next sample gets a clone
+    f.ClonePose(0.21);
+    CHECK(f.clones() == ErrorStateKf::kMaxClones - 2);
+    f.DropClone(0.10);
+    CHECK(f.clones() == ErrorStateKf::kMaxClones - 10);
+    // the fix of 0.18 s had no clone: it updates all the same (the approximation) and drops
+    // the older clones (0.11-0.15), not the newer one (0.21)
+    CHECK(f.UpdatePosition(Vec3(0.01, 0, 0), Vec3::Zero(), Mat3::Identity() * 1e-4, 0.18) >= 0);
+    CHECK(f.clones() == 1);
     // the covariance stays symmetric and positive definite through it all
     CHECK((f.covariance() - f.covariance().transpose()).norm() == 0.0);
     CHECK(Eigen::LLT<MatN>(f.covariance()).info() == Eigen::Success);
