@@ -11,6 +11,10 @@
 namespace nereid::nav {
 namespace {
 
+// Clone times match within this (relative, 1 s at least): the navigator names a fix's
+// sample time as the time it cloned at, both read from the same clock
+double CloneTolerance(double time) { return 1e-9 * std::max(1.0, std::abs(time)); }
+
 // M = (M + Mᵀ)/2, exactly symmetric: evaluated into a temporary first (in place, the
 // expression would read entries it has already overwritten)
 template <class Matrix>
@@ -119,14 +123,15 @@ double ErrorStateKf::Update(const Eigen::Ref<const Eigen::VectorXd>& y, const Ei
   const Eigen::MatrixXd S = H * P_ * H.transpose() + Rn;
   const Eigen::LLT<Eigen::MatrixXd> llt(S);
   if (llt.info() != Eigen::Success) return -1;
-  const Eigen::MatrixXd K = P_ * H.transpose() * llt.solve(Eigen::MatrixXd::Identity(S.rows(), S.cols()));
+  const Eigen::MatrixXd S_inverse = llt.solve(Eigen::MatrixXd::Identity(S.rows(), S.cols()));
+  const Eigen::MatrixXd K = P_ * H.transpose() * S_inverse;
   const VecN dx = K * y;
   const MatN IKH = MatN::Identity() - K * H;
   // the clones (the augmented state's update, H zero on them): gain Xᵀ Hᵀ S⁻¹, then
   // Y -= K_y H X and X = (I - K H) X, from X before the update
   Eigen::VectorXd dy;
   if (!clones_.empty()) {
-    const Eigen::MatrixXd Ky = X_.transpose() * H.transpose() * llt.solve(Eigen::MatrixXd::Identity(S.rows(), S.cols()));
+    const Eigen::MatrixXd Ky = X_.transpose() * H.transpose() * S_inverse;
     dy = Ky * y;
     Y_ -= Ky * (H * X_);
     Symmetrize(&Y_);
@@ -211,7 +216,7 @@ Eigen::MatrixXd ErrorStateKf::AugmentedCovariance() const {
 
 int ErrorStateKf::FindClone(double time) const {
   for (size_t c = 0; c < clones_.size(); ++c) {
-    if (std::abs(clones_[c].time - time) <= 1e-9 * std::max(1.0, std::abs(time))) return static_cast<int>(c);
+    if (std::abs(clones_[c].time - time) <= CloneTolerance(time)) return static_cast<int>(c);
   }
   return -1;
 }
@@ -229,8 +234,7 @@ void ErrorStateKf::EraseClone(int index) {
 }
 
 void ErrorStateKf::DropClone(double time) {
-  const double tolerance = 1e-9 * std::max(1.0, std::abs(time));
-  while (!clones_.empty() && clones_.front().time <= time + tolerance) EraseClone(0);
+  while (!clones_.empty() && clones_.front().time <= time + CloneTolerance(time)) EraseClone(0);
 }
 
 double ErrorStateKf::UpdateVelocity(const Vec3& v_sensor, const Mat3& C, const Vec3& r, const Vec3& w,
@@ -309,8 +313,9 @@ double ErrorStateKf::UpdatePositionFromClone(const Vec3& fix, const Vec3& r, con
   const Eigen::LLT<Mat3> llt(S);
   if (llt.info() != Eigen::Success) return -1;
   // the augmented state's gain: its rows for the state (K) and for the clones (K_y)
-  const Eigen::Matrix<double, kN, 3> K = X_.middleCols(o, 6) * Hy.transpose() * llt.solve(Mat3::Identity());
-  const Eigen::MatrixXd Ky = Y_.middleCols(o, 6) * Hy.transpose() * llt.solve(Mat3::Identity());
+  const Mat3 S_inverse = llt.solve(Mat3::Identity());
+  const Eigen::Matrix<double, kN, 3> K = X_.middleCols(o, 6) * Hy.transpose() * S_inverse;
+  const Eigen::MatrixXd Ky = Y_.middleCols(o, 6) * Hy.transpose() * S_inverse;
   P_ -= K * S * K.transpose();
   Symmetrize(&P_);
   X_ -= K * S * Ky.transpose();
