@@ -1184,23 +1184,38 @@ WAVES = [{"wave_type": "regular", "wave_height": 0.5, "wave_period": 4, "wave_di
           "wave_gamma": 3.3, "wave_spreading": 10, "wave_components": 1024, "wave_seed": 7},
          {"wave_type": "pm", "wave_height": 0.3, "wave_period": 4, "wave_components": 64}]
 
+# the navigation filter's object (every key, docs/scenarios.md), flown on the estimate
+NAVIGATION = [{"initial_position_sd": 0.05, "initial_velocity_sd": 0.02, "initial_attitude_sd": 0.01,
+               "initial_current_sd": 0.5, "current_walk": 0.001, "acoustic": True}]
+
+
+def with_hostile_object(rng, doc, name, choices):
+    """doc[name] = one of `choices` with one of its keys given a hostile value or dropped;
+    returns the change's description."""
+    obj = dict(rng.choice(choices))
+    key = rng.choice(list(obj))
+    if rng.random() < 0.8:
+        obj[key] = hostile_json(rng, obj[key])
+        change = f"{key} = {short(dumps(obj[key]))}"
+    else:
+        del obj[key]
+        change = f"without {key}"
+    doc[name] = obj
+    return f"/{name} {change}"
+
 
 def mutate_scenario(rng, doc, scenario_path):
     """One mutation of a scenario; returns (text, description). doc is changed in place."""
     op = rng.choices(["value", "delete", "unknown", "dupkey", "nest", "huge_array", "huge_string",
-                      "document", "truncate", "bytes", "model", "waves"],
-                     [40, 10, 6, 5, 7, 5, 4, 5, 6, 6, 6, 6])[0]
+                      "document", "truncate", "bytes", "model", "waves", "navigation"],
+                     [40, 10, 6, 5, 7, 5, 4, 5, 6, 6, 6, 6, 4])[0]
     if op == "waves" and isinstance(doc, dict):  # the waves object, one of its keys hostile or dropped
-        waves = dict(rng.choice(WAVES))
-        key = rng.choice(list(waves))
-        if rng.random() < 0.8:
-            waves[key] = hostile_json(rng, waves[key])
-            change = f"{key} = {short(dumps(waves[key]))}"
-        else:
-            del waves[key]
-            change = f"without {key}"
-        doc["waves"] = waves
-        return dumps(doc), f"/waves {change}"
+        change = with_hostile_object(rng, doc, "waves", WAVES)
+        return dumps(doc), change
+    if op == "navigation" and isinstance(doc, dict):  # the filter's object, the run flown on its estimate
+        doc["feedback"] = "estimate"
+        change = with_hostile_object(rng, doc, "navigation", NAVIGATION)
+        return dumps(doc), change
     nodes = json_nodes(doc) if isinstance(doc, (dict, list)) else []
     if not nodes and op in ("value", "delete", "nest", "huge_array", "huge_string"):
         op = "document"
