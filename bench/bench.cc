@@ -637,21 +637,46 @@ void RunRlBenchmarks(const BenchOptions& options, BenchReport* report) {
   // above take it whole); report.paired, JSON "paired_blocks" (docs/rl.md "Throughput")
   std::map<std::string, std::vector<double>> slice_ratios;
   // the cases interleaved in each run: a busy moment of the machine touches every case
+  // The sensor batches against the state batch of the same threads, slice by slice in the
+  // same way (the state batch stepped beside each slice, outside its own timing): the
+  // sensor observations' cost, read from the median of the slices' ratios
+  auto state_partner = [&](const RlCase& c) -> RlCase* {
+    if (!c.env || c.env->env(0).observation() != rl::Observation::kSensors) return nullptr;
+    for (RlCase& s : rl_cases) {
+      if (s.env && s.env->num_envs() == c.env->num_envs() && s.env->num_threads() == c.env->num_threads() &&
+          s.env->env(0).observation() == rl::Observation::kState) {
+        return &s;
+      }
+    }
+    return nullptr;
+  };
+  auto time_steps = [](RlCase& c, long steps) {
+    const auto start = std::chrono::steady_clock::now();
+    for (long k = 0; k < steps; ++k) c.env->Step(c.actions.data());
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
   for (int run = 0; run < runs; ++run) {
     for (RlCase& c : rl_cases) {
       const bool with_bounds = c.env->num_envs() == 256 && c.env->env(0).observation() == rl::Observation::kState;
-      const int slices = with_bounds ? kSlices : 1;
+      RlCase* partner = state_partner(c);
+      const int slices = with_bounds || partner ? kSlices : 1;
       double seconds = 0;
       Tally same(c.env->num_threads()), one(c.env->num_threads());
       for (int slice = 0; slice < slices; ++slice) {
         const long steps = c.steps * (slice + 1) / slices - c.steps * slice / slices;
         Tally same_slice(c.env->num_threads());
-        const bool bound_first = with_bounds && slice % 2 == 1;
-        if (bound_first) StepBatchPhysics(*c.env, false, bound_seconds / slices, &same_slice);
-        const auto start = std::chrono::steady_clock::now();
-        for (long k = 0; k < steps; ++k) c.env->Step(c.actions.data());
-        const double slice_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const bool bound_first = slice % 2 == 1;
+        if (with_bounds && bound_first) StepBatchPhysics(*c.env, false, bound_seconds / slices, &same_slice);
+        const double partner_before = partner && bound_first ? time_steps(*partner, steps) : 0;
+        const double slice_seconds = time_steps(c, steps);
         seconds += slice_seconds;
+        if (partner) {
+          const double partner_seconds = bound_first ? partner_before : time_steps(*partner, steps);
+          // rates' ratio: (steps / slice_seconds) / (steps / partner_seconds)
+          if (slice_seconds > 0 && partner_seconds > 0) {
+            slice_ratios[c.result.name].push_back(partner_seconds / slice_seconds);
+          }
+        }
         if (!with_bounds) continue;
         if (!bound_first) StepBatchPhysics(*c.env, false, bound_seconds / slices, &same_slice);
         StepBatchPhysics(*c.env, true, bound_seconds / slices, &one);
@@ -681,8 +706,9 @@ void RunRlBenchmarks(const BenchOptions& options, BenchReport* report) {
     if (ratios == slice_ratios.end()) continue;
     // block_steps: the batch steps per slice, rounded (the slices take the run's steps in
     // 8 nearly equal parts)
-    report->paired.push_back({c.result.name, c.result.name + "/physics_same_envs", (c.steps + kSlices / 2) / kSlices,
-                              SpreadOf(ratios->second)});
+    const RlCase* partner = state_partner(c);
+    report->paired.push_back({c.result.name, partner ? partner->result.name : c.result.name + "/physics_same_envs",
+                              (c.steps + kSlices / 2) / kSlices, SpreadOf(ratios->second)});
   }
   for (RlCase& c : rl_cases) {
     const Spread rate = SpreadOf(c.result.runs);

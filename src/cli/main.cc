@@ -196,10 +196,10 @@ nereid::Spread Scaled(nereid::Spread s, double factor) {
 // range of the block pairs' ratios ("paired blocks of 50 steps", the RL batch's "paired
 // slices of about 12 batch steps").
 void PrintPairedCases(const nereid::BenchReport& report, const std::string& numerator, const std::string& denominator,
-                      const char* blocks, const char* steps, const char* target = "") {
+                      const char* blocks, const char* steps, const char* target = "", const char* label = "paired") {
   const nereid::PairedRatio* p = report.FindPaired(numerator, denominator);
   if (!p || p->ratio.runs == 0) return;
-  std::printf("    paired %s %ld %s: median %.3f, middle half %.3f-%.3f, all %.3f-%.3f over %d%s\n", blocks,
+  std::printf("    %s %s %ld %s: median %.3f, middle half %.3f-%.3f, all %.3f-%.3f over %d%s\n", label, blocks,
               p->block_steps, steps, p->ratio.median, p->ratio.q1, p->ratio.q3, p->ratio.min, p->ratio.max,
               p->ratio.runs, target);
 }
@@ -252,6 +252,12 @@ void PrintRlFigures(const nereid::BenchReport& report) {
                 "(target >= 0.90)\n",
                 WithSpread(report.RunRatio(b256 + "1/sensors", b256 + "1")).c_str(),
                 WithSpread(report.RunRatio(b256 + "2/sensors", b256 + "2")).c_str());
+    for (const char* threads : {"1", "2"}) {
+      const std::string sensors = b256 + threads + "/sensors", state = b256 + threads;
+      PrintPairedCases(report, sensors, state, "slices of about", "batch steps",
+                       " (target >= 0.90: the steadier figure on a shared machine)",
+                       threads[0] == '1' ? "1 thread, paired" : "2 threads, paired");
+    }
   }
   std::printf("  RL batch 16: 2 threads / 1 thread = %s (target >= 1.7)\n",
               WithSpread(report.RunRatio(rl + "batch16/threads2", rl + "batch16/threads1")).c_str());

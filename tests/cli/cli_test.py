@@ -294,13 +294,15 @@ check("bench repeats the RL and rollout cases and reports their spread",
       all(c["env_steps_per_s_min"] <= c["env_steps_per_s"] <= c["env_steps_per_s_max"]
           for c in rl_cases if c["name"].startswith("rl/")) and
       "env-steps/s (" in p.stdout and "over 5 runs) (target >= 0.95)" in p.stdout, p.stdout)
-# the batch 256 against its same-envs bound slice by slice: 8 slices x 5 runs per thread count
+# the batch 256 against its same-envs bound slice by slice, and its sensor observations
+# against its state observations: 8 slices x 5 runs per thread count
 rl_pairs = {b["numerator"]: b for b in report["paired_blocks"] if b["numerator"].startswith("rl/")}
-check("bench pairs the RL batch's slices with its physics bound",
-      sorted(rl_pairs) == ["rl/BlueROV2StationKeeping-v0/batch256/threads1",
-                           "rl/BlueROV2StationKeeping-v0/batch256/threads2"] and
-      all(b["denominator"] == n + "/physics_same_envs" and b["pairs"] == 40 and ordered(b) and b["median"] > 0
-          for n, b in rl_pairs.items()) and "paired slices of" in p.stdout, str(rl_pairs) + p.stdout)
+b256 = "rl/BlueROV2StationKeeping-v0/batch256/threads"
+check("bench pairs the RL batch's slices with its physics bound, and sensors with state",
+      sorted(rl_pairs) == [b256 + "1", b256 + "1/sensors", b256 + "2", b256 + "2/sensors"] and
+      all(b["denominator"] == (n[:-len("/sensors")] if n.endswith("/sensors") else n + "/physics_same_envs") and
+          b["pairs"] == 40 and ordered(b) and b["median"] > 0 for n, b in rl_pairs.items()) and
+      "paired slices of" in p.stdout and "2 threads, paired slices of" in p.stdout, str(rl_pairs) + p.stdout)
 # --only rl: the RL and rollout cases alone, and no ratio of a case that did not run
 only_rl = os.path.join(work, "bench_rl.json")
 p_rl = run("bench", "--only", "rl", "--rl-steps", "2000", "--out", only_rl)
