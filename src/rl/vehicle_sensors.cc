@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -81,27 +82,35 @@ EstimateData::EstimateData(const Simulation& sim, const std::string& model)
 EstimateData::~EstimateData() { mj_deleteData(data_); }
 
 void EstimateData::Begin(const mjModel* m, const mjData* truth) {
-  data_->time = truth->time;
-  std::copy(truth->actuator_force, truth->actuator_force + m->nout, data_->actuator_force);
+  time_ = truth->time;
+  forces_.assign(truth->actuator_force, truth->actuator_force + m->nout);  // no allocation after the first
   model_ = m;
+  joint_count_ = 0;
   stale_ = true;
 }
 
 void EstimateData::SetFreeJoint(int qpos, int dof, const Vec3& p, const Eigen::Quaterniond& q, const Vec3& v,
                                 const Vec3& w) {
-  for (int i = 0; i < 3; ++i) {
-    data_->qpos[qpos + i] = p[i];
-    data_->qvel[dof + i] = v[i];
-    data_->qvel[dof + 3 + i] = w[i];
-  }
-  data_->qpos[qpos + 3] = q.w();
-  data_->qpos[qpos + 4] = q.x();
-  data_->qpos[qpos + 5] = q.y();
-  data_->qpos[qpos + 6] = q.z();
+  if (joint_count_ == kMaxJoints) throw std::logic_error("EstimateData: more than kMaxJoints free joints");
+  joints_[static_cast<size_t>(joint_count_++)] = {qpos, dof, p, v, w, q};
 }
 
 mjData* EstimateData::Get() {
   if (stale_) {
+    data_->time = time_;
+    std::copy(forces_.begin(), forces_.end(), data_->actuator_force);
+    for (int j = 0; j < joint_count_; ++j) {
+      const FreeJoint& joint = joints_[static_cast<size_t>(j)];
+      for (int i = 0; i < 3; ++i) {
+        data_->qpos[joint.qpos + i] = joint.p[i];
+        data_->qvel[joint.dof + i] = joint.v[i];
+        data_->qvel[joint.dof + 3 + i] = joint.w[i];
+      }
+      data_->qpos[joint.qpos + 3] = joint.q.w();
+      data_->qpos[joint.qpos + 4] = joint.q.x();
+      data_->qpos[joint.qpos + 5] = joint.q.y();
+      data_->qpos[joint.qpos + 6] = joint.q.z();
+    }
     mj_kinematics(model_, data_);
     stale_ = false;
   }
@@ -117,9 +126,9 @@ Eigen::Quaterniond AttitudeFilter::Update(const Vec3& f, const Vec3& w, double h
   if (!fresh) {
     const Mat3 turn = Eigen::AngleAxisd(w.norm() * dt, w.normalized()).toRotationMatrix();
     const Mat3 propagated = attitude_.toRotationMatrix() * turn;
-    const double k = dt / (kTau + dt);
-    roll = Roll(propagated) + k * WrapAngle(roll - Roll(propagated));
-    pitch = Pitch(propagated) + k * (pitch - Pitch(propagated));
+    const double k = dt / (kTau + dt), propagated_roll = Roll(propagated), propagated_pitch = Pitch(propagated);
+    roll = propagated_roll + k * WrapAngle(roll - propagated_roll);
+    pitch = propagated_pitch + k * (pitch - propagated_pitch);
   }
   attitude_ = Eigen::AngleAxisd(heading, Vec3::UnitZ()) * Eigen::AngleAxisd(pitch, Vec3::UnitY()) *
               Eigen::AngleAxisd(roll, Vec3::UnitX());

@@ -70,8 +70,10 @@ class ArrivalTest {
 };
 
 // A sensor-derived state as an mjData of its own, which controllers read as they read the
-// truth: set after each sensor update, its kinematics run on the first read after that (a
-// policy that never asks pays nothing for it).
+// truth. Each sensor update records it (the time, the thrusters' forces, the free joints);
+// it is written into the mjData, and its kinematics run, on the first read after that: a
+// policy that never asks pays nothing for it, and the batch's step does not touch a second
+// mjData per environment.
 class EstimateData {
  public:
   EstimateData(const Simulation& sim, const std::string& model);
@@ -82,15 +84,27 @@ class EstimateData {
   // A new estimate at the truth's time: the thrusters' own state copied from the truth
   // (what the controller commanded, for the MPC's thrust lag); then set the free joints.
   void Begin(const mjModel* m, const mjData* truth);
-  // a free joint's position, attitude (world from body), world linear and body angular velocity
+  // a free joint's position, attitude (world from body), world linear and body angular
+  // velocity (at most kMaxJoints per estimate)
   void SetFreeJoint(int qpos, int dof, const Vec3& p, const Eigen::Quaterniond& q, const Vec3& v, const Vec3& w);
-  // the estimate, kinematics done
+  // the estimate, written and its kinematics done
   mjData* Get();
 
+  static constexpr int kMaxJoints = 2;  // the docking task's chaser and target
+
  private:
+  struct FreeJoint {
+    int qpos = 0, dof = 0;
+    Vec3 p, v, w;
+    Eigen::Quaterniond q;
+  };
   mjData* data_ = nullptr;
   const mjModel* model_ = nullptr;
-  bool stale_ = false;  // set since the last mj_kinematics
+  bool stale_ = false;  // recorded since the last write and mj_kinematics
+  double time_ = 0;
+  std::vector<mjtNum> forces_;  // actuator_force (nout), sized once
+  std::array<FreeJoint, kMaxJoints> joints_{};
+  int joint_count_ = 0;
 };
 
 class VehicleSensors {
