@@ -271,7 +271,8 @@ std::string BenchReport::ToJson() const {
     if (c.realtime_factor > 0) j["cases"].back()["realtime_factor"] = c.realtime_factor;
     if (c.load_s > 0) j["cases"].back()["load_s"] = c.load_s;
   }
-  j["ratios"] = {{"nereid_no_thrusters/bare_mj_step",
+  // the ratios of the Heavy's cases; one whose cases did not both run (`--only`) is left out
+  nlohmann::json ratios = {{"nereid_no_thrusters/bare_mj_step",
                   Ratio("bluerov2_heavy/nereid_no_thrusters", "bluerov2_heavy/bare_mj_step")},
                  {"nereid_full/nereid_no_thrusters",
                   Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_no_thrusters")},
@@ -289,6 +290,10 @@ std::string BenchReport::ToJson() const {
                   Ratio("bluerov2_heavy/nereid_full_sensors", "bluerov2_heavy/nereid_full")},
                  {"stock_mj_step_sensors/stock_mj_step_plugins",
                   Ratio("bluerov2_heavy/stock_mj_step_sensors", "bluerov2_heavy/stock_mj_step_plugins")}};
+  j["ratios"] = nlohmann::json::object();
+  for (const auto& [name, value] : ratios.items()) {
+    if (value.get<double>() > 0) j["ratios"][name] = value;
+  }
   // the suite's cost over samples taken side by side: median and range of the paired ratios
   const Spread suite = RunRatio("bluerov2_heavy/nereid_full_sensors", "bluerov2_heavy/nereid_full");
   if (suite.runs > 0) {

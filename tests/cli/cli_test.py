@@ -243,6 +243,8 @@ check("bench --only sensors", p_only.returncode == 0 and
       ["bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_full_sensors", "bluerov2_heavy/stock_mj_step_plugins",
        "bluerov2_heavy/stock_mj_step_sensors"] and
       only_report["ratios"]["nereid_full_sensors/nereid_full"] > 0 and
+      sorted(only_report["ratios"]) == ["nereid_full_sensors/nereid_full",
+                                        "stock_mj_step_sensors/stock_mj_step_plugins"] and
       only_report["sensor_suite_paired"]["samples"] == 3 and "paired samples" in p_only.stdout,
       p_only.stdout + p_only.stderr)
 # the cost ratios in paired blocks: 2 x samples rounds of steps/block pairs each, the
@@ -307,7 +309,7 @@ check("bench pairs the RL batch's slices with its physics bound, and sensors wit
 only_rl = os.path.join(work, "bench_rl.json")
 p_rl = run("bench", "--only", "rl", "--rl-steps", "2000", "--out", only_rl)
 rl_report = json.load(open(only_rl))
-check("bench --only rl", p_rl.returncode == 0 and rl_report["cases"] and
+check("bench --only rl", p_rl.returncode == 0 and rl_report["cases"] and rl_report["ratios"] == {} and
       all(c["name"].startswith(("rl/", "rollout/")) for c in rl_report["cases"]) and
       "paired slices of" in p_rl.stdout and "ratio " not in p_rl.stdout and "0.000" not in p_rl.stdout,
       p_rl.stdout + p_rl.stderr)
