@@ -24,6 +24,7 @@
 #include "nereid/paths.h"
 #include "nereid/rl.h"
 #include "nereid/rollout.h"
+#include "nereid/sensors.h"
 #include "nereid/simulation.h"
 
 // count every heap allocation in this test program
@@ -114,6 +115,55 @@ TEST_CASE("a step's observation is the task's Observe of the state after it, bit
       }
     }
     MESSAGE(spec.id << ": " << ends << " episode ends in 400 steps of 4 environments");
+  }
+}
+
+TEST_CASE("an ended episode's last observation is in final_observations, the next episode's first in observations") {
+  // every environment of a batch against an Env of its own, stepped with the same actions
+  // from the seed BatchEnv::Reset gives environment i (splitmix64 of seed ^ splitmix64(i),
+  // src/rl/env.cc) and reset by hand when its episode ends
+  for (const TaskSpec& spec : Tasks()) {
+    CAPTURE(spec.id);
+    constexpr int kEnvs = 3;
+    constexpr uint64_t kSeed = 9;
+    BatchEnv batch(spec.id, kEnvs, 2);
+    batch.Reset(kSeed);
+    const int n = batch.observation_size(), na = batch.action_size();
+    std::vector<std::unique_ptr<Env>> refs;
+    std::vector<std::vector<float>> obs(kEnvs, std::vector<float>(static_cast<size_t>(n)));
+    for (int i = 0; i < kEnvs; ++i) {
+      refs.push_back(std::make_unique<Env>(spec, DefaultModelDir()));
+      const uint64_t s = sensors::Mix(kSeed ^ sensors::Mix(static_cast<uint64_t>(i)));
+      refs.back()->Reset(obs[static_cast<size_t>(i)].data(), &s);
+      REQUIRE(std::memcmp(obs[static_cast<size_t>(i)].data(), batch.observations() + static_cast<size_t>(i * n),
+                          n * sizeof(float)) == 0);
+    }
+    std::mt19937 rng(3);
+    int ends = 0;
+    std::vector<float> last(static_cast<size_t>(n));
+    for (int k = 0; k < spec.max_episode_steps + 20; ++k) {
+      CAPTURE(k);
+      const std::vector<float> a = RandomActions(rng, kEnvs * na);
+      batch.Step(a.data());
+      for (int i = 0; i < kEnvs; ++i) {
+        CAPTURE(i);
+        const auto ui = static_cast<size_t>(i);
+        const StepOutcome out = refs[ui]->Step(a.data() + i * na, obs[ui].data());
+        REQUIRE(batch.terminated()[i] == out.terminated);
+        REQUIRE(batch.truncated()[i] == out.truncated);
+        REQUIRE(batch.rewards()[i] == out.reward);
+        if (out.terminated || out.truncated) {
+          ++ends;
+          last = obs[ui];
+          refs[ui]->Reset(obs[ui].data());
+          REQUIRE(std::memcmp(last.data(), batch.final_observations() + ui * static_cast<size_t>(n),
+                              n * sizeof(float)) == 0);
+          REQUIRE(std::memcmp(last.data(), obs[ui].data(), n * sizeof(float)) != 0);  // a new episode
+        }
+        REQUIRE(std::memcmp(obs[ui].data(), batch.observations() + ui * static_cast<size_t>(n), n * sizeof(float)) == 0);
+      }
+    }
+    CHECK(ends >= kEnvs);  // every environment ended at least once (truncation at the latest)
   }
 }
 
