@@ -38,6 +38,15 @@ void* operator new(std::size_t size) {
 }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+// over-aligned types (e.g. sensors::SampleClock, and so every sensor plugin object)
+void* operator new(std::size_t size, std::align_val_t alignment) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  const auto a = static_cast<std::size_t>(alignment);
+  if (void* p = std::aligned_alloc(a, (std::max<std::size_t>(size, 1) + a - 1) / a * a)) return p;  // a multiple of a
+  throw std::bad_alloc();
+}
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 
 namespace nereid::rl {
 namespace {
@@ -121,49 +130,64 @@ TEST_CASE("a step's observation is the task's Observe of the state after it, bit
 TEST_CASE("an ended episode's last observation is in final_observations, the next episode's first in observations") {
   // every environment of a batch against an Env of its own, stepped with the same actions
   // from the seed BatchEnv::Reset gives environment i (splitmix64 of seed ^ splitmix64(i),
-  // src/rl/env.cc) and reset by hand when its episode ends
+  // src/rl/env.cc) and reset by hand when its episode ends; random actions, and every third
+  // step the scripted baseline's (compared first), so that episodes both terminate and
+  // run to their truncation; both observations
   for (const TaskSpec& spec : Tasks()) {
-    CAPTURE(spec.id);
-    constexpr int kEnvs = 3;
-    constexpr uint64_t kSeed = 9;
-    BatchEnv batch(spec.id, kEnvs, 2);
-    batch.Reset(kSeed);
-    const int n = batch.observation_size(), na = batch.action_size();
-    std::vector<std::unique_ptr<Env>> refs;
-    std::vector<std::vector<float>> obs(kEnvs, std::vector<float>(static_cast<size_t>(n)));
-    for (int i = 0; i < kEnvs; ++i) {
-      refs.push_back(std::make_unique<Env>(spec, DefaultModelDir()));
-      const uint64_t s = sensors::Mix(kSeed ^ sensors::Mix(static_cast<uint64_t>(i)));
-      refs.back()->Reset(obs[static_cast<size_t>(i)].data(), &s);
-      REQUIRE(std::memcmp(obs[static_cast<size_t>(i)].data(), batch.observations() + static_cast<size_t>(i * n),
-                          n * sizeof(float)) == 0);
-    }
-    std::mt19937 rng(3);
-    int ends = 0;
-    std::vector<float> last(static_cast<size_t>(n));
-    for (int k = 0; k < spec.max_episode_steps + 20; ++k) {
-      CAPTURE(k);
-      const std::vector<float> a = RandomActions(rng, kEnvs * na);
-      batch.Step(a.data());
+    int truncations = 0;
+    for (const Observation observation : {Observation::kState, Observation::kSensors}) {
+      CAPTURE(spec.id);
+      CAPTURE(ToString(observation));
+      constexpr int kEnvs = 3;
+      constexpr uint64_t kSeed = 9;
+      BatchEnv batch(spec.id, kEnvs, 2, DefaultModelDir(), observation);
+      batch.Reset(kSeed);
+      const int n = batch.observation_size(), na = batch.action_size();
+      std::vector<std::unique_ptr<Env>> refs;
+      std::vector<std::vector<float>> obs(kEnvs, std::vector<float>(static_cast<size_t>(n)));
       for (int i = 0; i < kEnvs; ++i) {
-        CAPTURE(i);
-        const auto ui = static_cast<size_t>(i);
-        const StepOutcome out = refs[ui]->Step(a.data() + i * na, obs[ui].data());
-        REQUIRE(batch.terminated()[i] == out.terminated);
-        REQUIRE(batch.truncated()[i] == out.truncated);
-        REQUIRE(batch.rewards()[i] == out.reward);
-        if (out.terminated || out.truncated) {
-          ++ends;
-          last = obs[ui];
-          refs[ui]->Reset(obs[ui].data());
-          REQUIRE(std::memcmp(last.data(), batch.final_observations() + ui * static_cast<size_t>(n),
-                              n * sizeof(float)) == 0);
-          REQUIRE(std::memcmp(last.data(), obs[ui].data(), n * sizeof(float)) != 0);  // a new episode
-        }
-        REQUIRE(std::memcmp(obs[ui].data(), batch.observations() + ui * static_cast<size_t>(n), n * sizeof(float)) == 0);
+        refs.push_back(std::make_unique<Env>(spec, DefaultModelDir(), observation));
+        const uint64_t s = sensors::Mix(kSeed ^ sensors::Mix(static_cast<uint64_t>(i)));
+        refs.back()->Reset(obs[static_cast<size_t>(i)].data(), &s);
+        REQUIRE(std::memcmp(obs[static_cast<size_t>(i)].data(), batch.observations() + static_cast<size_t>(i * n),
+                            n * sizeof(float)) == 0);
       }
+      std::mt19937 rng(3);
+      std::vector<int> ends(kEnvs, 0);
+      std::vector<float> last(static_cast<size_t>(n)), scripted(static_cast<size_t>(na));
+      for (int k = 0; k < spec.max_episode_steps + 20; ++k) {
+        CAPTURE(k);
+        std::vector<float> a = RandomActions(rng, kEnvs * na);
+        if (k % 3 == 0) {
+          batch.ScriptedActions(a.data());
+          for (int i = 0; i < kEnvs; ++i) {
+            refs[static_cast<size_t>(i)]->ScriptedAction(scripted.data());
+            REQUIRE(std::memcmp(scripted.data(), a.data() + i * na, na * sizeof(float)) == 0);
+          }
+        }
+        batch.Step(a.data());
+        for (int i = 0; i < kEnvs; ++i) {
+          CAPTURE(i);
+          const auto ui = static_cast<size_t>(i);
+          const StepOutcome out = refs[ui]->Step(a.data() + i * na, obs[ui].data());
+          REQUIRE(batch.terminated()[i] == out.terminated);
+          REQUIRE(batch.truncated()[i] == out.truncated);
+          REQUIRE(batch.rewards()[i] == out.reward);
+          if (out.terminated || out.truncated) {
+            ++ends[ui];
+            truncations += out.truncated;
+            last = obs[ui];
+            refs[ui]->Reset(obs[ui].data());
+            REQUIRE(std::memcmp(last.data(), batch.final_observations() + ui * static_cast<size_t>(n),
+                                n * sizeof(float)) == 0);
+            REQUIRE(std::memcmp(last.data(), obs[ui].data(), n * sizeof(float)) != 0);  // a new episode
+          }
+          REQUIRE(std::memcmp(obs[ui].data(), batch.observations() + ui * static_cast<size_t>(n), n * sizeof(float)) == 0);
+        }
+      }
+      for (int i = 0; i < kEnvs; ++i) CHECK(ends[static_cast<size_t>(i)] >= 1);  // every environment ended
     }
-    CHECK(ends >= kEnvs);  // every environment ended at least once (truncation at the latest)
+    CHECK(truncations >= 1);  // and some episode of the task ran to its truncation
   }
 }
 
