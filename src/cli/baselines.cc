@@ -98,9 +98,11 @@ struct BaselinesOptions {
   std::string task, out;
   long episodes = 10, seed = 10000;
   bool mpc = true;
+#ifdef NEREID_HAVE_MPC
   double mpc_period = 0.1;
   long mpc_horizon = 20;
   MpcPrediction mpc_prediction = MpcPrediction::kFull;
+#endif
   rl::Observation observation = rl::Observation::kState;
 };
 
@@ -123,11 +125,13 @@ BaselinesOptions ParseBaselines(const std::vector<std::string>& args) {
     }
   });
   app.add_option("--out", o.out);
-  app.add_flag_callback("--no-mpc", [&] { o.mpc = false; });
+  app.add_flag_callback("--no-mpc", [&] { o.mpc = false; });  // (a build without the MPC scores none)
+#ifdef NEREID_HAVE_MPC
   AddNumber<double>(app, "--mpc-period", [&](const double& x) { o.mpc_period = x; }, 1e-3, 60);
   AddNumber<long>(app, "--mpc-horizon", [&](const long& x) { o.mpc_horizon = x; }, 1, MpcOptions::kMaxHorizon);
   AddChoice<MpcPrediction>(app, "--mpc-prediction", kMpcPredictionNames,
                            [&](const MpcPrediction& x) { o.mpc_prediction = x; });
+#endif
   AddChoice<rl::Observation>(app, "--observation", rl::kObservationNames,
                              [&](const rl::Observation& x) { o.observation = x; });
   parser.Parse(args);
