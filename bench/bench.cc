@@ -641,7 +641,6 @@ void RunRlBenchmarks(const BenchOptions& options, BenchReport* report) {
   // median a burst of the host's stolen time moves by one pair at most (the runs' sums
   // above take it whole); report.paired, JSON "paired_blocks" (docs/rl.md "Throughput")
   std::map<std::string, std::vector<double>> slice_ratios;
-  // the cases interleaved in each run: a busy moment of the machine touches every case
   // The sensor batches against the state batch of the same threads, slice by slice in the
   // same way (the state batch stepped beside each slice, outside its own timing): the
   // sensor observations' cost, read from the median of the slices' ratios
@@ -660,6 +659,7 @@ void RunRlBenchmarks(const BenchOptions& options, BenchReport* report) {
     for (long k = 0; k < steps; ++k) c.env->Step(c.actions.data());
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
+  // the cases interleaved in each run: a busy moment of the machine touches every case
   for (int run = 0; run < runs; ++run) {
     for (RlCase& c : rl_cases) {
       const bool with_bounds = c.env->num_envs() == 256 && c.env->env(0).observation() == rl::Observation::kState;

@@ -16,17 +16,10 @@
 #include "nereid/error.h"
 #include "nereid/plugins.h"
 #include "nereid/rl.h"
+#include "nereid/sensors.h"
 
 namespace nereid::rl {
 namespace {
-
-// splitmix64: decorrelated per-environment seeds from one batch seed
-uint64_t Mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 // Throws for a NaN or infinite action (rows x size floats), naming the environment, the
 // component and the actuator `task` commands with it.
@@ -364,7 +357,8 @@ void BatchEnv::ParallelFor(F&& per_env) {
 
 void BatchEnv::Reset(uint64_t seed) {
   ParallelFor([&](int i) {
-    const uint64_t s = Mix(seed ^ Mix(static_cast<uint64_t>(i)));
+    // decorrelated per-environment seeds from one batch seed (splitmix64's finaliser)
+    const uint64_t s = sensors::Mix(seed ^ sensors::Mix(static_cast<uint64_t>(i)));
     envs_[static_cast<size_t>(i)]->Reset(observations_.data() + static_cast<size_t>(i) * obs_size_, &s);
     rewards_[static_cast<size_t>(i)] = 0;
     terminated_[static_cast<size_t>(i)] = truncated_[static_cast<size_t>(i)] = diverged_[static_cast<size_t>(i)] = 0;

@@ -77,13 +77,14 @@ bool ArrivalTest::Changed(const mjtNum* sensordata, bool fresh) {
 }
 
 EstimateData::EstimateData(const Simulation& sim, const std::string& model)
-    : data_(Simulation::MakeData(sim.model(), sim.engine(), model)) {}
+    : data_(Simulation::MakeData(sim.model(), sim.engine(), model)),
+      forces_(static_cast<size_t>(sim.model()->nout)) {}
 
 EstimateData::~EstimateData() { mj_deleteData(data_); }
 
 void EstimateData::Begin(const mjModel* m, const mjData* truth) {
   time_ = truth->time;
-  forces_.assign(truth->actuator_force, truth->actuator_force + m->nout);  // no allocation after the first
+  forces_.assign(truth->actuator_force, truth->actuator_force + m->nout);  // sized at construction
   model_ = m;
   joint_count_ = 0;
   stale_ = true;

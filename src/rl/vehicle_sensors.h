@@ -72,8 +72,9 @@ class ArrivalTest {
 // A sensor-derived state as an mjData of its own, which controllers read as they read the
 // truth. Each sensor update records it (the time, the thrusters' forces, the free joints);
 // it is written into the mjData, and its kinematics run, on the first read after that: a
-// policy that never asks pays nothing for it, and the batch's step does not touch a second
-// mjData per environment.
+// task and policy that never ask (station keeping's and the quay wall's observations; not
+// docking's, whose pose error reads it) pay nothing for it, and the batch's step does not
+// touch a second mjData per environment.
 class EstimateData {
  public:
   EstimateData(const Simulation& sim, const std::string& model);
