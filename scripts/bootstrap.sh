@@ -20,7 +20,8 @@ apt_pkgs=(build-essential pkg-config libeigen3-dev nlohmann-json3-dev doctest-de
   zlib1g-dev xvfb xauth libgl1-mesa-dri  # nereid-view (PNG, headless test)
   libosmesa6  # mujoco.Renderer headless (MUJOCO_GL=osmesa) in the Python tests
   ffmpeg  # nereid-view --record: MP4 (tests/viewer/headless_test.sh)
-  ccache)  # the wheel test's second build of the sources takes this build's objects
+  ccache  # the wheel test's second build of the sources takes this build's objects
+  ninja-build)  # scripts/sanitize.sh's builds: one graph of all their targets' objects
 command -v cmake >/dev/null 2>&1 || apt_pkgs+=(cmake)
 command -v python3 >/dev/null 2>&1 || apt_pkgs+=(python3 python3-pip)
 missing=()
