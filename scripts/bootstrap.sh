@@ -111,8 +111,8 @@ type="${NEREID_BUILD_TYPE:-Release}"
 werror="${NEREID_WERROR:-OFF}"
 jobs="$(nproc 2>/dev/null || echo 2)"
 # Ninja (installed above) unless CMAKE_GENERATOR says otherwise: one graph of every
-# target's objects (a fresh build 521 s -> 469 s on 2 cores, docs/design.md "CI time
-# budget"); a folder configured before keeps its generator
+# target's objects (a fresh build 521 s -> 469 s on 2 cores, one run each, docs/design.md
+# "CI time budget"); a folder configured before keeps its generator
 generator=()
 if [ ! -f "$build/CMakeCache.txt" ] && [ -z "${CMAKE_GENERATOR:-}" ] && command -v ninja >/dev/null 2>&1; then
   generator=(-G Ninja)

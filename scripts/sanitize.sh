@@ -24,8 +24,9 @@ say() { echo "[sanitize] $*"; }
 
 configure() {  # dir flags
   # -O1 without debug information: Eigen-heavy code compiles several times faster, and the
-  # reports still name the functions. Common headers precompiled once per target
-  # (NEREID_PCH; the ASan build 588 s -> 555 s on 2 cores), so no ccache, which does not
+  # reports still name the functions. Common headers precompiled for the libraries and
+  # nereid_tests (NEREID_PCH; the ASan build 588 s -> 555 s on 2 cores, measured with the
+  # Makefiles and through a timing launcher), so no ccache, which does not
   # cache such compiles (nothing else builds with these flags anyway). (A unity build took
   # 28 % less CPU on a loaded machine but 11.3 min of wall time for the ASan build on an
   # idle 2-core one, its large merged sources compiling one after another: not used;
