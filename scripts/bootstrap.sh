@@ -110,13 +110,8 @@ build="${NEREID_BUILD_DIR:-build}"
 type="${NEREID_BUILD_TYPE:-Release}"
 werror="${NEREID_WERROR:-OFF}"
 jobs="$(nproc 2>/dev/null || echo 2)"
-# Ninja (installed above) unless CMAKE_GENERATOR says otherwise: one graph of every
-# target's objects (a fresh build 521 s -> 469 s on 2 cores, one run each, docs/design.md
-# "CI time budget"); a folder configured before keeps its generator
-generator=()
-if [ ! -f "$build/CMakeCache.txt" ] && [ -z "${CMAKE_GENERATOR:-}" ] && command -v ninja >/dev/null 2>&1; then
-  generator=(-G Ninja)
-fi
+source scripts/cmake_generator.sh  # Ninja, installed above
+nereid_generator "$build"
 cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE="$type" -DNEREID_WERROR="$werror" \
   -DPython3_EXECUTABLE="$pyexe" -DMuJoCo_PYTHON="$pyexe" >/dev/null
 # (after the configure, which imports mujoco and casadi: pip may replace numpy meanwhile)

@@ -21,6 +21,7 @@ PY="${PYTHON:-python3}"
 pyexe="$("$PY" -c 'import sys; print(sys.executable)')"
 jobs="$(nproc 2>/dev/null || echo 2)"
 say() { echo "[sanitize] $*"; }
+source scripts/cmake_generator.sh
 
 configure() {  # dir flags
   # -O1 without debug information: Eigen-heavy code compiles several times faster, and the
@@ -31,14 +32,8 @@ configure() {  # dir flags
   # 28 % less CPU on a loaded machine but 11.3 min of wall time for the ASan build on an
   # idle 2-core one, its large merged sources compiling one after another: not used;
   # docs/design.md.)
-  # Ninja where installed (the bootstrap installs it) unless CMAKE_GENERATOR says otherwise:
-  # one graph of every target's objects, where the Makefiles build target after target and
-  # leave a core idle while a target's last object compiles. A folder configured before
-  # keeps its generator.
-  local generator=()
-  if [ ! -f "$1/CMakeCache.txt" ] && [ -z "${CMAKE_GENERATOR:-}" ] && command -v ninja >/dev/null 2>&1; then
-    generator=(-G Ninja)
-  fi
+  local generator
+  nereid_generator "$1"  # scripts/cmake_generator.sh: Ninja where installed
   cmake -S . -B "$1" "${generator[@]}" -DCMAKE_BUILD_TYPE=None -DNEREID_WERROR=OFF \
     -DNEREID_BUILD_PYTHON=OFF -DNEREID_BUILD_VIEWER=OFF -DNEREID_BUILD_MPC=OFF \
     -DNEREID_PCH=ON -DNEREID_CCACHE=OFF \
