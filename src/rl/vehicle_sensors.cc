@@ -147,7 +147,7 @@ void RestartSensors(const mjModel* m, mjData* d) {
 
 VehicleSensors::VehicleSensors(const Simulation& sim, int body, const std::string& task, const std::string& model,
                                const Names& names)
-    : body_(body), estimate_(sim, model) {
+    : sim_(&sim), body_(body), estimate_(sim, model) {
   const mjModel* m = sim.model();
   const std::string where = "task " + task + ", observation \"sensors\": model " + model;
   int id = -1;
@@ -207,30 +207,53 @@ void VehicleSensors::Update(const Simulation& sim) {
   readings_[15] = s[fix_valid_];
   readings_[16] = age;
 
-  // the sensor-derived state: the attitude (AttitudeFilter); rates from the gyro; velocity
-  // from the DVL (its lever arm's rotational part removed; held while it has no lock);
-  // depth from the pressure; the horizontal position from the latest fix (moved on by the
-  // velocity over its age), dead-reckoned on the velocity between fixes
+  // the sensor-derived state: kept while it is tracked, and at every episode's start
+  if (tracked_ || fresh_) {
+    UpdateEstimate(m, d, dt, fresh_, new_fix, age);
+  }
+  estimate_current_ = tracked_ || fresh_;
+  fresh_ = false;
+}
+
+void VehicleSensors::UpdateEstimate(const mjModel* m, const mjData* d, double dt, bool fresh, bool new_fix,
+                                    double age) {
+  // the attitude (AttitudeFilter); rates from the gyro; velocity from the DVL (its lever
+  // arm's rotational part removed; held while it has no lock); depth from the pressure;
+  // the horizontal position from the latest fix (moved on by the velocity over its age),
+  // dead-reckoned on the velocity between fixes
+  const mjtNum* s = d->sensordata;
   const Vec3 f = R_imu_ * Vec3(s[acc_], s[acc_ + 1], s[acc_ + 2]);
   const Vec3 w = R_imu_ * Vec3(s[gyro_], s[gyro_ + 1], s[gyro_ + 2]);
-  const Eigen::Quaterniond q = attitude_.Update(f, w, s[heading_], dt, fresh_);
+  const Eigen::Quaterniond q = attitude_.Update(f, w, s[heading_], dt, fresh);
   const Mat3 R = q.toRotationMatrix();
-  if (fresh_) velocity_.setZero();
+  if (fresh) velocity_.setZero();
   if (s[dvl_status_] > 0.5) velocity_ = R_dvl_ * Vec3(s[dvl_v_], s[dvl_v_ + 1], s[dvl_v_ + 2]) - w.cross(r_dvl_);
   const Vec3 v_world = R * velocity_;
-  if (fresh_) position_.setZero();
+  if (fresh) position_.setZero();
   position_.head<2>() += dt * v_world.head<2>();
   if (new_fix) {
     position_.head<2>() = (fix_position_ - R * r_acoustic_ + age * v_world).head<2>();
   }
   position_.z() = -s[depth_] - (R * r_pressure_).z();
-  fresh_ = false;
 
   estimate_.Begin(m, d);
   estimate_.SetFreeJoint(qpos_, dof_, position_, q, v_world, w);
 }
 
-mjData* VehicleSensors::estimate() { return estimate_.Get(); }
+mjData* VehicleSensors::estimate() {
+  if (!tracked_) {
+    tracked_ = true;
+    // first asked for after the episode's start: started again from the readings of now,
+    // as at a reset, with the latest fix (if any) moved on by its age
+    if (!estimate_current_) {
+      const mjData* d = sim_->data();
+      const double age = has_fix_ ? d->time - arrival_ + fix_latency_ : -1.0;
+      UpdateEstimate(sim_->model(), d, 0.0, true, has_fix_, age);
+      estimate_current_ = true;
+    }
+  }
+  return estimate_.Get();
+}
 
 void VehicleSensors::Observe(const Vec3& target, double target_heading, float* out) const {
   for (int i = 0; i < kReadings; ++i) out[i] = static_cast<float>(readings_[static_cast<size_t>(i)]);

@@ -133,10 +133,19 @@ class VehicleSensors {
   // The observation (kSize floats) for a target position (world, m) and heading (rad).
   void Observe(const Vec3& target, double target_heading, float* out) const;
   // The sensor-derived state: the vehicle's free joint set from it, kinematics done (on the
-  // first call after an Update: a policy that never asks pays nothing for it).
+  // first call after an Update: a policy that never asks pays nothing for it). It is
+  // tracked from the first call on: until then an Update keeps only the readings (an RL
+  // policy on the observation never asks), so a first call after an episode's first step
+  // starts it again from that moment's readings, as at a reset, with the latest fix (if
+  // any) moved on by its age. Asked for from the start of an episode (the scripted
+  // baseline, the MPC), it is the same as if it had always been tracked.
   mjData* estimate();
 
  private:
+  // the estimate's update from the sensordata of d (dt since the last; fresh: from scratch)
+  void UpdateEstimate(const mjModel* m, const mjData* d, double dt, bool fresh, bool new_fix, double age);
+
+  const Simulation* sim_;  // the environment's, which outlives the task that holds this
   int body_, qpos_, dof_;
   int depth_, acc_, gyro_, heading_, dvl_v_, dvl_status_, fix_, fix_valid_;
   ArrivalTest fix_arrival_;  // the acoustic sensor's whole reading
@@ -150,6 +159,8 @@ class VehicleSensors {
   bool fresh_ = true;
   double last_time_ = 0, arrival_ = 0;
   bool has_fix_ = false;
+  bool tracked_ = false;           // estimate() has been called: Update keeps the estimate
+  bool estimate_current_ = false;  // the estimate is of the latest Update
   std::array<double, kReadings> readings_{};
   AttitudeFilter attitude_;
   Vec3 fix_position_ = Vec3::Zero();                         // the latest valid fix, world

@@ -517,6 +517,53 @@ TEST_CASE("sensor observations: the sensors' readings by name, sample-and-hold, 
   CHECK(worst_horizontal < 0.3);
 }
 
+TEST_CASE("sensor observations: the sensor-derived state is kept from its first use on, and the observation never reads it") {
+  // Four batches alike (exact sensors): A asks for the estimate at every step from the
+  // episode's start, B at the start and then at step 60 only, C first at step 60 (after
+  // the start: the estimate starts again from that moment's readings), D never
+  setenv("NEREID_EXACT_SENSORS", "1", 1);
+  std::vector<std::unique_ptr<BatchEnv>> batch;
+  for (int i = 0; i < 4; ++i) {
+    batch.push_back(std::make_unique<BatchEnv>("BlueROV2StationKeeping-v0", 1, 1, DefaultModelDir(), Observation::kSensors));
+  }
+  unsetenv("NEREID_EXACT_SENSORS");
+  BatchEnv &A = *batch[0], &B = *batch[1], &C = *batch[2], &D = *batch[3];
+  for (auto& b : batch) b->Reset(9);
+  const mjModel* m = A.env(0).simulation().model();
+  const int body = mj_name2id(m, mjOBJ_BODY, "heavy");
+  const int nq = static_cast<int>(m->nq), nv = static_cast<int>(m->nv), size = A.observation_size();
+  const std::vector<float> a(static_cast<size_t>(A.action_size()), 0.0f);  // drifting in the episode's current
+  A.env(0).feedback();
+  B.env(0).feedback();
+  for (int k = 1; k <= 100; ++k) {
+    for (auto& b : batch) b->Step(a.data());
+    // the observation is the same whoever asks for the estimate
+    for (BatchEnv* other : {&B, &C, &D}) {
+      REQUIRE(std::memcmp(A.observations(), other->observations(), sizeof(float) * static_cast<size_t>(size)) == 0);
+    }
+    const mjData* ea = A.env(0).feedback();
+    if (k == 60) {
+      // B was asked at the start: kept since, the same as A's bit for bit
+      const mjData* eb = B.env(0).feedback();
+      for (int i = 0; i < nq; ++i) CHECK(eb->qpos[i] == ea->qpos[i]);
+      for (int i = 0; i < nv; ++i) CHECK(eb->qvel[i] == ea->qvel[i]);
+    }
+    if (k >= 60) {
+      // C started at step 60 from the readings (attitude from gravity and heading, the
+      // horizontal position from the latest fix): near the truth, and kept from then on
+      const mjData* ec = C.env(0).feedback();
+      const mjData* d = C.env(0).simulation().data();
+      const double attitude = Eigen::AngleAxisd(BodyRotation(d, body).transpose() * BodyRotation(ec, body)).angle();
+      CHECK(attitude < 0.05);
+      CHECK(std::abs(d->xpos[3 * body + 2] - ec->xpos[3 * body + 2]) < 0.05);
+      CHECK((Vec3(d->xpos + 3 * body) - Vec3(ec->xpos + 3 * body)).head<2>().norm() < 0.3);
+      if (k == 60) {  // a fresh start, not A's filtered attitude: the two differ
+        CHECK(BodyRotation(ec, body) != BodyRotation(ea, body));
+      }
+    }
+  }
+}
+
 TEST_CASE("sensor observations of the quay wall: the readings, the path point as the target, the PID on them") {
   BatchEnv sensors("RaybotQuayWall-v0", 1, 1, DefaultModelDir(), Observation::kSensors);
   BatchEnv state("RaybotQuayWall-v0", 1, 1);
