@@ -83,10 +83,13 @@ class Task {
   virtual void UseSensors(const Simulation& sim, const TaskSpec& spec, const std::string& model);
   virtual int sensor_observation_size() const { return 0; }
   // Reads the sensors after a reset or a step (once each: it keeps the time each reading
-  // arrived and the sensor-derived state) and writes the observation.
+  // arrived and, once feedback has been read, the sensor-derived state) and writes the
+  // observation.
   virtual void ObserveSensors(const Simulation& /*sim*/, float* /*observation*/) {}
   // The data a controller reads its state from: the simulation's (the truth), or, with
-  // sensors, a copy holding the state derived from the sensors (see docs/rl.md).
+  // sensors, a copy holding the state derived from the sensors (see docs/rl.md: it is kept
+  // from its first read on; read first after an episode's first step, it starts again
+  // from that moment's readings, as at a reset).
   virtual mjData* feedback(Simulation& sim) { return sim.data(); }
 };
 

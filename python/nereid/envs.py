@@ -77,7 +77,8 @@ class NereidEnv(gym.Env):
 
     def scripted_action(self) -> np.ndarray:
         """The task's scripted baseline (cascaded PID) for the current state (with sensor
-        observations: the state derived from the sensors)."""
+        observations: the state derived from the sensors, kept from the first call on; a
+        first call after an episode's first step starts it from that moment's readings)."""
         _check_open(self)
         return self._batch.scripted_actions()[0]
 

@@ -174,6 +174,7 @@ VehicleSensors::VehicleSensors(const Simulation& sim, int body, const std::strin
 VehicleSensors::~VehicleSensors() = default;
 
 void VehicleSensors::Update(const Simulation& sim) {
+  sim_ = &sim;  // what a first estimate() after this update restarts from
   const mjModel* m = sim.model();
   const mjData* d = sim.data();
   const mjtNum* s = d->sensordata;
@@ -246,9 +247,12 @@ mjData* VehicleSensors::estimate() {
     // first asked for after the episode's start: started again from the readings of now,
     // as at a reset, with the latest fix (if any) moved on by its age
     if (!estimate_current_) {
+      // (asked between a Reset and its first Update: no fix yet, and that Update starts
+      // the estimate afresh anyway)
+      const bool fix = has_fix_ && !fresh_;
       const mjData* d = sim_->data();
-      const double age = has_fix_ ? d->time - arrival_ + fix_latency_ : -1.0;
-      UpdateEstimate(sim_->model(), d, 0.0, true, has_fix_, age);
+      const double age = fix ? d->time - arrival_ + fix_latency_ : -1.0;
+      UpdateEstimate(sim_->model(), d, 0.0, true, fix, age);
       estimate_current_ = true;
     }
   }

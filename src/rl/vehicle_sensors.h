@@ -70,11 +70,12 @@ class ArrivalTest {
 };
 
 // A sensor-derived state as an mjData of its own, which controllers read as they read the
-// truth. Each sensor update records it (the time, the thrusters' forces, the free joints);
-// it is written into the mjData, and its kinematics run, on the first read after that: a
-// task and policy that never ask (station keeping's and the quay wall's observations; not
-// docking's, whose pose error reads it) pay nothing for it, and the batch's step does not
-// touch a second mjData per environment.
+// truth. Each update of the estimate records it (the time, the thrusters' forces, the free
+// joints); it is written into the mjData, and its kinematics run, on the first read after
+// that: a task and policy that never ask (station keeping's and the quay wall's
+// observations; not docking's, whose pose error reads it) pay nothing for it, and the
+// batch's step does not touch a second mjData per environment. (VehicleSensors updates its
+// estimate only once it has been read: VehicleSensors::estimate.)
 class EstimateData {
  public:
   EstimateData(const Simulation& sim, const std::string& model);
@@ -127,7 +128,10 @@ class VehicleSensors {
   VehicleSensors& operator=(const VehicleSensors&) = delete;
 
   // The next Update starts a new episode (no fix yet, estimate from scratch).
-  void Reset() { fresh_ = true; }
+  void Reset() {
+    fresh_ = true;
+    estimate_current_ = false;
+  }
   // Reads the sensors (after a reset, then after every environment step, once each).
   void Update(const Simulation& sim);
   // The observation (kSize floats) for a target position (world, m) and heading (rad).
@@ -145,7 +149,9 @@ class VehicleSensors {
   // the estimate's update from the sensordata of d (dt since the last; fresh: from scratch)
   void UpdateEstimate(const mjModel* m, const mjData* d, double dt, bool fresh, bool new_fix, double age);
 
-  const Simulation* sim_;  // the environment's, which outlives the task that holds this
+  // the simulation of the latest Update (the environment's, which outlives the task that
+  // holds this)
+  const Simulation* sim_;
   int body_, qpos_, dof_;
   int depth_, acc_, gyro_, heading_, dvl_v_, dvl_status_, fix_, fix_valid_;
   ArrivalTest fix_arrival_;  // the acoustic sensor's whole reading

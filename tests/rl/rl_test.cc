@@ -520,7 +520,7 @@ TEST_CASE("sensor observations: the sensors' readings by name, sample-and-hold, 
 TEST_CASE("sensor observations: the sensor-derived state is kept from its first use on, and the observation never reads it") {
   // Four batches alike (exact sensors): A asks for the estimate at every step from the
   // episode's start, B at the start and then at step 60 only, C first at step 60 (after
-  // the start: the estimate starts again from that moment's readings), D never
+  // the start: the estimate starts again from that moment's readings), D first at step 100
   setenv("NEREID_EXACT_SENSORS", "1", 1);
   std::vector<std::unique_ptr<BatchEnv>> batch;
   for (int i = 0; i < 4; ++i) {
@@ -542,6 +542,7 @@ TEST_CASE("sensor observations: the sensor-derived state is kept from its first 
       REQUIRE(std::memcmp(A.observations(), other->observations(), sizeof(float) * static_cast<size_t>(size)) == 0);
     }
     const mjData* ea = A.env(0).feedback();
+    CHECK(ea->time == A.env(0).simulation().data()->time);  // of this step, not an earlier one
     if (k == 60) {
       // B was asked at the start: kept since, the same as A's bit for bit
       const mjData* eb = B.env(0).feedback();
@@ -553,6 +554,7 @@ TEST_CASE("sensor observations: the sensor-derived state is kept from its first 
       // horizontal position from the latest fix): near the truth, and kept from then on
       const mjData* ec = C.env(0).feedback();
       const mjData* d = C.env(0).simulation().data();
+      CHECK(ec->time == d->time);
       const double attitude = Eigen::AngleAxisd(BodyRotation(d, body).transpose() * BodyRotation(ec, body)).angle();
       CHECK(attitude < 0.05);
       CHECK(std::abs(d->xpos[3 * body + 2] - ec->xpos[3 * body + 2]) < 0.05);
@@ -560,8 +562,25 @@ TEST_CASE("sensor observations: the sensor-derived state is kept from its first 
       if (k == 60) {  // a fresh start, not A's filtered attitude: the two differ
         CHECK(BodyRotation(ec, body) != BodyRotation(ea, body));
       }
+      if (k == 100) {  // D asked for the first time starts afresh; C has been filtered since step 60
+        const mjData* ed = D.env(0).feedback();
+        CHECK(ed->time == d->time);
+        CHECK(BodyRotation(ec, body) != BodyRotation(ed, body));
+      }
     }
   }
+  // kept across resets: a new episode in which B is not asked until its 30th step
+  A.Reset(10);
+  B.Reset(10);
+  for (int k = 1; k <= 30; ++k) {
+    A.Step(a.data());
+    B.Step(a.data());
+    A.env(0).feedback();
+  }
+  const mjData* ea = A.env(0).feedback();
+  const mjData* eb = B.env(0).feedback();
+  for (int i = 0; i < nq; ++i) CHECK(eb->qpos[i] == ea->qpos[i]);
+  for (int i = 0; i < nv; ++i) CHECK(eb->qvel[i] == ea->qvel[i]);
 }
 
 TEST_CASE("sensor observations of the quay wall: the readings, the path point as the target, the PID on them") {
