@@ -194,7 +194,7 @@ void VehicleSensors::Update(const Simulation& sim) {
     arrival_ = t;
     fix_position_ = Vec3(s[fix_], s[fix_ + 1], s[fix_ + 2]);
   }
-  const double age = has_fix_ ? t - arrival_ + fix_latency_ : -1.0;
+  const double age = FixAge(t);
 
   readings_[0] = s[depth_];
   for (int i = 0; i < 3; ++i) {
@@ -249,10 +249,8 @@ mjData* VehicleSensors::estimate() {
     if (!estimate_current_) {
       // (asked between a Reset and its first Update: no fix yet, and that Update starts
       // the estimate afresh anyway)
-      const bool fix = has_fix_ && !fresh_;
       const mjData* d = sim_->data();
-      const double age = fix ? d->time - arrival_ + fix_latency_ : -1.0;
-      UpdateEstimate(sim_->model(), d, 0.0, true, fix, age);
+      UpdateEstimate(sim_->model(), d, 0.0, true, has_fix_ && !fresh_, FixAge(d->time));
       estimate_current_ = true;
     }
   }

@@ -146,6 +146,9 @@ class VehicleSensors {
   mjData* estimate();
 
  private:
+  // the latest fix's age at time t (s): the time since it arrived plus the sensor's
+  // latency; -1 before the episode's first fix
+  double FixAge(double t) const { return has_fix_ ? t - arrival_ + fix_latency_ : -1.0; }
   // the estimate's update from the sensordata of d (dt since the last; fresh: from scratch)
   void UpdateEstimate(const mjModel* m, const mjData* d, double dt, bool fresh, bool new_fix, double age);
 

@@ -533,6 +533,10 @@ TEST_CASE("sensor observations: the sensor-derived state is kept from its first 
   const int body = mj_name2id(m, mjOBJ_BODY, "heavy");
   const int nq = static_cast<int>(m->nq), nv = static_cast<int>(m->nv), size = A.observation_size();
   const std::vector<float> a(static_cast<size_t>(A.action_size()), 0.0f);  // drifting in the episode's current
+  auto check_same = [&](const mjData* x, const mjData* y) {  // bit for bit
+    for (int i = 0; i < nq; ++i) CHECK(x->qpos[i] == y->qpos[i]);
+    for (int i = 0; i < nv; ++i) CHECK(x->qvel[i] == y->qvel[i]);
+  };
   A.env(0).feedback();
   B.env(0).feedback();
   for (int k = 1; k <= 100; ++k) {
@@ -545,9 +549,7 @@ TEST_CASE("sensor observations: the sensor-derived state is kept from its first 
     CHECK(ea->time == A.env(0).simulation().data()->time);  // of this step, not an earlier one
     if (k == 60) {
       // B was asked at the start: kept since, the same as A's bit for bit
-      const mjData* eb = B.env(0).feedback();
-      for (int i = 0; i < nq; ++i) CHECK(eb->qpos[i] == ea->qpos[i]);
-      for (int i = 0; i < nv; ++i) CHECK(eb->qvel[i] == ea->qvel[i]);
+      check_same(B.env(0).feedback(), ea);
     }
     if (k >= 60) {
       // C started at step 60 from the readings (attitude from gravity and heading, the
@@ -577,10 +579,7 @@ TEST_CASE("sensor observations: the sensor-derived state is kept from its first 
     B.Step(a.data());
     A.env(0).feedback();
   }
-  const mjData* ea = A.env(0).feedback();
-  const mjData* eb = B.env(0).feedback();
-  for (int i = 0; i < nq; ++i) CHECK(eb->qpos[i] == ea->qpos[i]);
-  for (int i = 0; i < nv; ++i) CHECK(eb->qvel[i] == ea->qvel[i]);
+  check_same(B.env(0).feedback(), A.env(0).feedback());
 }
 
 TEST_CASE("sensor observations of the quay wall: the readings, the path point as the target, the PID on them") {
