@@ -127,22 +127,27 @@ void StepBatchPhysics(rl::BatchEnv& env, bool one_env, double seconds, Tally* ta
   std::vector<mjtNum> saved(static_cast<size_t>(n) * static_cast<size_t>(size));
   auto state = [&](int i) { return saved.data() + static_cast<size_t>(i) * static_cast<size_t>(size); };
   for (int i = 0; i < n; ++i) mj_getState(m, env.env(i).simulation().data(), state(i), mjSTATE_INTEGRATION);
+  std::vector<std::vector<int>> slices;
+  for (int w = 0; w < threads; ++w) slices.push_back(env.SliceOf(w));
   auto work = [&](int w) {
-    const int begin = n * w / threads, end = one_env ? begin + 1 : n * (w + 1) / threads;
+    const std::vector<int>& slice = slices[static_cast<size_t>(w)];
     const auto start = std::chrono::steady_clock::now();
     const auto until = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                    std::chrono::duration<double>(seconds));
     long steps = 0;
     auto now = start;
     while (now < until) {
-      for (int i = begin; i < end; ++i) {
-        Simulation& sim = env.env(i).simulation();
+      const size_t count = one_env ? std::min<size_t>(1, slice.size()) : slice.size();
+      for (size_t j = 0; j < count; ++j) {
+        Simulation& sim = env.env(slice[j]).simulation();
         for (int k = 0; k < frame_skip; ++k) sim.TryStep();
       }
-      steps += end - begin;
+      steps += static_cast<long>(count);
       // one simulation: back to its state every 500 environment steps (an episode of the
       // task), so that it does not drift for seconds under the same commands
-      if (one_env && steps % 500 == 0) mj_setState(m, env.env(begin).simulation().data(), state(begin), mjSTATE_INTEGRATION);
+      if (one_env && count > 0 && steps % 500 == 0) {
+        mj_setState(m, env.env(slice[0]).simulation().data(), state(slice[0]), mjSTATE_INTEGRATION);
+      }
       now = std::chrono::steady_clock::now();
     }
     tally->steps[static_cast<size_t>(w)] += steps;

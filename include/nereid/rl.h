@@ -198,6 +198,11 @@ class BatchEnv {
   void Step(const float* actions);
   // The scripted baseline's actions for the current states (num_envs x action_size).
   void ScriptedActions(float* actions);
+  // The environments thread w (0 the calling thread) steps first in the next call, in
+  // order: its slice, which follows what each thread took over in the last call (src/rl/
+  // env.cc). Which thread steps an environment never changes results; the bench's bounds
+  // step the same slices.
+  std::vector<int> SliceOf(int w) const;
 
   float* observations() { return observations_.data(); }
   float* final_observations() { return final_observations_.data(); }

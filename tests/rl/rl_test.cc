@@ -325,9 +325,16 @@ TEST_CASE("a late worker does not hold up the batch: the others step its slice, 
   std::mt19937 rng(5);
   const std::vector<float> a = RandomActions(rng, kEnvs * one.action_size());
   g_caller = std::this_thread::get_id();
-  for (int i = kEnvs / 2; i < kEnvs; ++i) g_worker_slice.push_back(two.env(i).simulation().data());
-  one.Step(a.data());
-  two.Step(a.data());  // the worker now waits for the next call (spinning, on a machine with 2 cores)
+  // the worker now waits for the next call (spinning, on a machine with 2 cores); its
+  // slice follows what it stepped, so step until it has a few environments of its own
+  // (a worker that woke late at the first call has left its slice to the caller)
+  for (int k = 0; k == 0 || (k < 200 && two.SliceOf(1).size() < kEnvs / 4); ++k) {
+    one.Step(a.data());
+    two.Step(a.data());
+  }
+  REQUIRE(two.SliceOf(1).size() >= 2);
+  const std::vector<int> caller_slice = two.SliceOf(0), worker_slice = two.SliceOf(1);
+  for (int i : worker_slice) g_worker_slice.push_back(two.env(i).simulation().data());
   mjcb_control = &StallWorker;
   const auto start = std::chrono::steady_clock::now();
   two.Step(a.data());
@@ -335,10 +342,31 @@ TEST_CASE("a late worker does not hold up the batch: the others step its slice, 
   mjcb_control = nullptr;
   MESSAGE("the worker stalled: " << g_worker_stalled.load() << "; the step took " << seconds << " s");
   CHECK(g_caller_took_over);
+  // what the caller took over is its own in the next call: the slices still cover every
+  // environment once, each a run of consecutive environments (wrapping round), and the
+  // caller's slice grew by the environments it took from the back of the worker's
+  const std::vector<int> caller_after = two.SliceOf(0), worker_after = two.SliceOf(1);
+  std::vector<int> all = caller_after;
+  all.insert(all.end(), worker_after.begin(), worker_after.end());
+  std::vector<int> sorted = all;
+  std::sort(sorted.begin(), sorted.end());
+  for (int i = 0; i < kEnvs; ++i) CHECK(sorted[static_cast<size_t>(i)] == i);
+  for (size_t k = 1; k < all.size(); ++k) CHECK(all[k] == (all[k - 1] + 1) % kEnvs);
+  MESSAGE("slices before the late call: " << caller_slice.size() << " + " << worker_slice.size() << ", after: "
+                                          << caller_after.size() << " + " << worker_after.size());
+  CHECK(caller_after.size() > caller_slice.size());
+  CHECK(caller_after.front() == worker_after.back() + 1 - (worker_after.back() + 1 == kEnvs ? kEnvs : 0));
+  CHECK(std::find(worker_slice.begin(), worker_slice.end(), caller_after.front()) != worker_slice.end());
   one.Step(a.data());
   const size_t nobs = static_cast<size_t>(kEnvs * one.observation_size());
   CHECK(std::memcmp(one.observations(), two.observations(), nobs * sizeof(float)) == 0);
   CHECK(std::memcmp(one.rewards(), two.rewards(), kEnvs * sizeof(float)) == 0);
+  // and on the moved slices
+  one.Step(a.data());
+  two.Step(a.data());
+  CHECK(std::memcmp(one.observations(), two.observations(), nobs * sizeof(float)) == 0);
+  CHECK(std::memcmp(one.rewards(), two.rewards(), kEnvs * sizeof(float)) == 0);
+  CHECK_THROWS_AS(two.SliceOf(2), ConfigError);
 }
 
 TEST_CASE("a diverging state ends the episode with a flag, and the environment goes on") {
