@@ -127,8 +127,17 @@ void StepBatchPhysics(rl::BatchEnv& env, bool one_env, double seconds, Tally* ta
   std::vector<mjtNum> saved(static_cast<size_t>(n) * static_cast<size_t>(size));
   auto state = [&](int i) { return saved.data() + static_cast<size_t>(i) * static_cast<size_t>(size); };
   for (int i = 0; i < n; ++i) mj_getState(m, env.env(i).simulation().data(), state(i), mjSTATE_INTEGRATION);
+  // the pool's slices as they are (the batch's working set per core); the even split when
+  // one is empty (a thread that missed the last call), whose bound would count that thread
+  // as stepping nothing
   std::vector<std::vector<int>> slices;
   for (int w = 0; w < threads; ++w) slices.push_back(env.SliceOf(w));
+  if (std::any_of(slices.begin(), slices.end(), [](const std::vector<int>& s) { return s.empty(); })) {
+    for (int w = 0; w < threads; ++w) {
+      slices[static_cast<size_t>(w)].clear();
+      for (int i = n * w / threads; i < n * (w + 1) / threads; ++i) slices[static_cast<size_t>(w)].push_back(i);
+    }
+  }
   auto work = [&](int w) {
     const std::vector<int>& slice = slices[static_cast<size_t>(w)];
     const auto start = std::chrono::steady_clock::now();

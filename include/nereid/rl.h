@@ -199,9 +199,9 @@ class BatchEnv {
   // The scripted baseline's actions for the current states (num_envs x action_size).
   void ScriptedActions(float* actions);
   // The environments thread w (0 the calling thread) steps first in the next call, in
-  // order: its slice, which follows what each thread took over in the last call (src/rl/
-  // env.cc). Which thread steps an environment never changes results; the bench's bounds
-  // step the same slices.
+  // order: its slice, which follows what each thread took over from its predecessor's in
+  // the last Step (src/rl/slice_ring.h). Which thread steps an environment never changes
+  // results; the bench's bounds step the same slices.
   std::vector<int> SliceOf(int w) const;
 
   float* observations() { return observations_.data(); }
@@ -214,8 +214,9 @@ class BatchEnv {
  private:
   // per_env(i) for every environment, over the pool: each thread starts on its own slice
   // and takes over what a late thread has not claimed (src/rl/env.cc)
+  // (rebalance: the slices then follow what each thread took over: Step)
   template <class F>
-  void ParallelFor(F&& per_env);
+  void ParallelFor(F&& per_env, bool rebalance);
   void WorkerLoop(int worker);
 
   // one compiled model shared by every env (each has its own mjData): compiled once, and

@@ -17,6 +17,7 @@
 #include "nereid/plugins.h"
 #include "nereid/rl.h"
 #include "nereid/sensors.h"
+#include "rl/slice_ring.h"
 
 namespace nereid::rl {
 namespace {
@@ -152,18 +153,17 @@ StepOutcome Env::StepChecked(const float* action, float* observation) {
 
 // ---------------------------------------------------------------------------------------
 // A fixed pool of workers. Each call gives every worker (the calling thread is worker 0) a
-// slice of the environments, which it claims one at a time from the front; a worker that
-// has finished its own slice goes on claiming from the back of the others' slices, its
-// predecessor's first. Which thread steps an environment never changes results (each
-// environment owns its data and random stream), so the split can follow the machine: a
-// worker that is late (its core taken by another process, or stolen by the host) leaves
-// its slice to the others instead of stalling the whole batch, and the caller waits only
-// for environments in progress. The next call's slices start where each slice's owner and
-// its thief met: what a worker took over is next to its own slice's start and stays its
-// own, so that an environment whose data is in one core's cache is not handed back to
-// the other core at the next call (a batch of 256 on 2 threads gained about 1.5 % of its
-// rate: docs/rl.md "Benchmarks"). While the cores' speeds hold, each environment stays on
-// the same core from call to call.
+// slice of the environments (SliceRing, src/rl/slice_ring.h), which it claims one at a time
+// from the front; a worker that has finished its own slice goes on claiming from the back
+// of the others' slices, its predecessor's first. Which thread steps an environment never
+// changes results (each environment owns its data and random stream), so the split can
+// follow the machine: a worker that is late (its core taken by another process, or stolen
+// by the host) leaves its slice to the others instead of stalling the whole batch, and the
+// caller waits only for environments in progress. After each Step the slices move so that
+// what a worker took over from its predecessor is its own in the next call, instead of
+// going back to the other core's cache (on 2 threads, everything a thread took over; a
+// batch of 256 on 2 threads gained about 1.5 % of its rate: docs/rl.md "Benchmarks").
+// While the cores' speeds hold, each environment stays on the same core from call to call.
 //
 // Hand-off: a call publishes its work by bumping `generation`; an idle worker first spins
 // on it for up to kSpin, so that back-to-back calls (a training loop) start within a
@@ -205,25 +205,14 @@ constexpr size_t kCacheLine = 64;
 }  // namespace
 
 struct BatchEnv::Pool {
-  // one worker's slice of the current call: positions [front, back) are unclaimed, the
-  // front's 32 bits low and the back's high, in one word so that the owner (from the
-  // front) and a thief (from the back) never claim the same position. Positions run from
-  // begin[0] on, environment position % n.
-  struct alignas(kCacheLine) Slice {
-    std::atomic<uint64_t> range{0};
-  };
-  static uint64_t Pack(uint32_t front, uint32_t back) { return uint64_t{back} << 32 | front; }
+  Pool(int num_envs, int workers) : ring(num_envs, workers) {}
   std::vector<std::thread> threads;
   std::mutex mutex;
   std::condition_variable start, done;
   // the current call: set by the caller before `open`, read by workers after it
   void (*work)(void* context, int env) = nullptr;  // no std::function: no allocation
   void* context = nullptr;
-  int n = 0;                  // environments
-  std::vector<Slice> slices;  // one per worker
-  // worker w's slice starts at position begin[w] (begin[W] = begin[0] + n): kept from call
-  // to call, each slice's start moved to where its predecessor's owner and its thief met
-  std::vector<int> begin;
+  SliceRing ring;  // the workers' slices, kept from call to call
   alignas(kCacheLine) std::atomic<uint64_t> generation{0};
   alignas(kCacheLine) std::atomic<bool> open{false};
   std::atomic<bool> stop{false};
@@ -254,49 +243,18 @@ struct BatchEnv::Pool {
     }
   }
 
-  // Claims one position of `slice`, from its front (its owner) or its back (a thief);
-  // -1 when none is left.
-  static int ClaimOne(Slice& slice, bool from_front) {
-    uint64_t r = slice.range.load(std::memory_order_relaxed);
-    for (;;) {
-      const auto front = static_cast<uint32_t>(r), back = static_cast<uint32_t>(r >> 32);
-      if (front >= back) return -1;
-      const uint64_t next = from_front ? Pack(front + 1, back) : Pack(front, back - 1);
-      if (slice.range.compare_exchange_weak(r, next, std::memory_order_relaxed)) {
-        return static_cast<int>(from_front ? front : back - 1);
-      }
-    }
-  }
-
   // Worker w's share of the call: its own slice from the front, then the others' from
   // their backs, its predecessor's first (the environments next to its own slice's start)
   void Claim(int w) {
-    const int workers = static_cast<int>(slices.size());
+    const int workers = ring.workers();
     int finished = 0;
-    for (int k = 0; k < workers; ++k) {
-      Slice& slice = slices[static_cast<size_t>((w - k + workers) % workers)];
-      for (int p; (p = ClaimOne(slice, k == 0)) >= 0; ++finished) RunOne(p >= n ? p - n : p);
+    for (int i; (i = ring.ClaimFront(w)) >= 0; ++finished) RunOne(i);
+    for (int k = 1; k < workers; ++k) {
+      const int victim = (w - k + workers) % workers;
+      for (int i; (i = ring.ClaimBack(victim)) >= 0; ++finished) RunOne(i);
     }
     // publishes the environments' results; the last one wakes the caller
     if (finished > 0 && remaining.fetch_sub(finished, std::memory_order_acq_rel) == finished) Wake(done);
-  }
-
-  // After a call: each slice's start moves to where the previous slice's owner and its
-  // thief met, so that what a worker took over it keeps (and steps from the front) next
-  // time, instead of handing it back to the other core's cache
-  void Rebalance() {
-    const int workers = static_cast<int>(slices.size());
-    // where slice w's owner and thief met: its front (= its back, all claimed)
-    auto met = [&](int w) {
-      return static_cast<int>(static_cast<uint32_t>(slices[static_cast<size_t>(w)].range.load(std::memory_order_relaxed)));
-    };
-    const int last = met(workers - 1);
-    for (int w = workers - 1; w >= 1; --w) begin[static_cast<size_t>(w)] = met(w - 1);
-    begin[0] = last - n;
-    if (begin[0] < 0) {
-      for (int& b : begin) b += n;
-    }
-    begin[static_cast<size_t>(workers)] = begin[0] + n;
   }
 };
 
@@ -323,10 +281,7 @@ BatchEnv::BatchEnv(const std::string& task_id, int num_envs, int num_threads,
   truncated_.assign(n, 0);
   diverged_.assign(n, 0);
   num_threads_ = std::min(num_threads, num_envs);
-  pool_ = std::make_unique<Pool>();
-  pool_->slices = std::vector<Pool::Slice>(static_cast<size_t>(num_threads_));
-  pool_->n = num_envs;
-  for (int w = 0; w <= num_threads_; ++w) pool_->begin.push_back(num_envs * w / num_threads_);
+  pool_ = std::make_unique<Pool>(num_envs, num_threads_);
   const unsigned cores = std::thread::hardware_concurrency();
   pool_->spin = cores == 0 || static_cast<unsigned>(num_threads_) <= cores;
   for (int w = 1; w < num_threads_; ++w) pool_->threads.emplace_back([this, w] { WorkerLoop(w); });
@@ -364,7 +319,7 @@ void BatchEnv::WorkerLoop(int worker) {
 }
 
 template <class F>
-void BatchEnv::ParallelFor(F&& per_env) {
+void BatchEnv::ParallelFor(F&& per_env, bool rebalance) {
   Pool& pool = *pool_;
   const int n = num_envs();
   pool.work = [](void* f, int i) { (*static_cast<std::remove_reference_t<F>*>(f))(i); };
@@ -374,12 +329,7 @@ void BatchEnv::ParallelFor(F&& per_env) {
   if (num_threads_ == 1) {
     for (int i = 0; i < n; ++i) pool.RunOne(i);
   } else {
-    for (int w = 0; w < num_threads_; ++w) {
-      pool.slices[static_cast<size_t>(w)].range.store(
-          Pool::Pack(static_cast<uint32_t>(pool.begin[static_cast<size_t>(w)]),
-                     static_cast<uint32_t>(pool.begin[static_cast<size_t>(w) + 1])),
-          std::memory_order_relaxed);
-    }
+    pool.ring.Open();
     pool.remaining.store(n, std::memory_order_relaxed);
     pool.open.store(true, std::memory_order_seq_cst);         // publishes the call to workers that enter
     pool.generation.fetch_add(1, std::memory_order_release);  // and wakes the idle ones
@@ -395,7 +345,10 @@ void BatchEnv::ParallelFor(F&& per_env) {
     wait([&] { return pool.remaining.load(std::memory_order_acquire) == 0; });
     pool.open.store(false, std::memory_order_seq_cst);
     wait([&] { return pool.active.load(std::memory_order_seq_cst) == 0; });
-    pool.Rebalance();
+    // the slices follow what the workers took over in a Step (the call whose work sets
+    // where the environments' data sits); a lighter call's split would mostly reflect how
+    // soon the workers woke
+    if (rebalance) pool.ring.Rebalance();
   }
   if (pool.error) {  // the lowest-numbered environment's error, in the calling thread
     std::exception_ptr error = pool.error;
@@ -408,12 +361,7 @@ std::vector<int> BatchEnv::SliceOf(int w) const {
   if (w < 0 || w >= num_threads_) {
     throw ConfigError("thread " + std::to_string(w) + " out of range 0.." + std::to_string(num_threads_ - 1));
   }
-  std::vector<int> envs;
-  const int n = num_envs();
-  for (int p = pool_->begin[static_cast<size_t>(w)]; p < pool_->begin[static_cast<size_t>(w) + 1]; ++p) {
-    envs.push_back(p >= n ? p - n : p);
-  }
-  return envs;
+  return pool_->ring.Slice(w);
 }
 
 void BatchEnv::Reset(uint64_t seed) {
@@ -423,7 +371,7 @@ void BatchEnv::Reset(uint64_t seed) {
     envs_[static_cast<size_t>(i)]->Reset(observations_.data() + static_cast<size_t>(i) * obs_size_, &s);
     rewards_[static_cast<size_t>(i)] = 0;
     terminated_[static_cast<size_t>(i)] = truncated_[static_cast<size_t>(i)] = diverged_[static_cast<size_t>(i)] = 0;
-  });
+  }, false);
 }
 
 void BatchEnv::Step(const float* actions) {
@@ -441,13 +389,13 @@ void BatchEnv::Step(const float* actions) {
       std::copy(obs, obs + obs_size_, final_observations_.data() + k * static_cast<size_t>(obs_size_));
       envs_[k]->Reset(obs);
     }
-  });
+  }, true);
 }
 
 void BatchEnv::ScriptedActions(float* actions) {
   ParallelFor([&](int i) {
     envs_[static_cast<size_t>(i)]->ScriptedAction(actions + static_cast<size_t>(i) * act_size_);
-  });
+  }, false);
 }
 
 }  // namespace nereid::rl
