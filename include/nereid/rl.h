@@ -201,7 +201,7 @@ class BatchEnv {
   // The environments thread w (0 the calling thread) steps first in the next call, in
   // order: its slice, which follows what each thread took over from its predecessor's in
   // the last Step (src/rl/slice_ring.h). Which thread steps an environment never changes
-  // results; the bench's bounds step the same slices.
+  // results; the bench's bounds step the same slices (the even split if one is empty).
   std::vector<int> SliceOf(int w) const;
 
   float* observations() { return observations_.data(); }

@@ -75,17 +75,23 @@ TEST_CASE("registry: the tasks are listed, an unknown id names the known ones") 
 TEST_CASE("a batch is bitwise identical whatever the thread count") {
   for (const TaskSpec& spec : Tasks()) {
     CAPTURE(spec.id);
-    BatchEnv one(spec.id, 6, 1), two(spec.id, 6, 2);
+    // four threads: three thieves may take from one slice at once (more threads than this
+    // machine's cores: the workers sleep between calls instead of spinning)
+    BatchEnv one(spec.id, 6, 1), two(spec.id, 6, 2), four(spec.id, 6, 4);
     one.Reset(42);
     two.Reset(42);
+    four.Reset(42);
     std::mt19937 rng(7);
     const size_t nobs = static_cast<size_t>(one.num_envs() * one.observation_size());
     for (int k = 0; k < 150; ++k) {
       const std::vector<float> a = RandomActions(rng, one.num_envs() * one.action_size());
       one.Step(a.data());
       two.Step(a.data());
+      four.Step(a.data());
       REQUIRE(std::memcmp(one.observations(), two.observations(), nobs * sizeof(float)) == 0);
       REQUIRE(std::memcmp(one.rewards(), two.rewards(), one.num_envs() * sizeof(float)) == 0);
+      REQUIRE(std::memcmp(one.observations(), four.observations(), nobs * sizeof(float)) == 0);
+      REQUIRE(std::memcmp(one.rewards(), four.rewards(), one.num_envs() * sizeof(float)) == 0);
     }
     // different seeds give different episodes
     BatchEnv other(spec.id, 6, 1);
@@ -346,12 +352,15 @@ TEST_CASE("the pool's slices: what a thread took over from its predecessor is it
   CHECK(ring.Slice(0) == Envs{3, 4, 5, 6, 7});
   CHECK(ring.Slice(1) == Envs{8, 9, 0, 1, 2});
 
-  // Random interleavings of 2-4 threads' claims (each its own slice from the front, then
-  // the others' from the back, its predecessor's first), some threads much slower: every
+  // Random orders of 2-4 threads' claims, made one after another in this thread (each
+  // thread its own slice from the front, then the others' from the back, its
+  // predecessor's first, as the pool's workers do; some threads much slower): every
   // environment is claimed once per call; the slices stay runs of consecutive environments
-  // covering the ring; a thread's next slice holds what it claimed from its own slice, and
-  // on 2 threads exactly what it claimed.
+  // covering the ring; a thread's next slice holds what it claimed from its own slice and
+  // from its predecessor's, and on 2 threads exactly what it claimed. (The bitwise test
+  // above runs the pool itself on 4 threads.)
   std::mt19937 rng(11);
+  int calls_with_steals = 0;
   for (int workers : {2, 3, 4}) {
     for (int n : {workers, 7, 64}) {
       SliceRing r(n, workers);
@@ -359,6 +368,7 @@ TEST_CASE("the pool's slices: what a thread took over from its predecessor is it
         r.Open();
         std::vector<int> phase(static_cast<size_t>(workers), 0), times(static_cast<size_t>(n), 0);
         std::vector<Envs> own(static_cast<size_t>(workers)), claimed(static_cast<size_t>(workers));
+        bool stolen = false;
         std::vector<double> speed(static_cast<size_t>(workers));
         for (double& v : speed) v = std::uniform_real_distribution<double>(0.05, 1.0)(rng);
         for (;;) {
@@ -376,9 +386,11 @@ TEST_CASE("the pool's slices: what a thread took over from its predecessor is it
           }
           ++times[static_cast<size_t>(i)];
           claimed[static_cast<size_t>(w)].push_back(i);
-          if (k == 0) own[static_cast<size_t>(w)].push_back(i);
+          if (k <= 1) own[static_cast<size_t>(w)].push_back(i);  // its own slice's, its predecessor's
+          stolen = stolen || k > 0;
         }
         for (int t : times) REQUIRE(t == 1);
+        calls_with_steals += stolen ? 1 : 0;
         r.Rebalance();
         Envs ring_order;
         for (int w = 0; w < workers; ++w) {
@@ -397,6 +409,8 @@ TEST_CASE("the pool's slices: what a thread took over from its predecessor is it
       }
     }
   }
+  MESSAGE("calls with a thread taking over from another: " << calls_with_steals << " of 2700");
+  CHECK(calls_with_steals > 1000);
 }
 
 // A worker that is late (its core taken by another process or by the host): its first
@@ -431,7 +445,9 @@ TEST_CASE("a late worker does not hold up the batch: the others step its slice, 
   // as on one core; the slices' own rules: "the pool's slices" below)
   const std::vector<int> caller_slice = two.SliceOf(0), worker_slice = two.SliceOf(1);
   for (int i : worker_slice) g_worker_slice.push_back(two.env(i).simulation().data());
-  mjcb_control = &StallWorker;
+  // the worker stalls at its first environment until the caller has taken over one of
+  // its slice: only when there is one to take
+  if (worker_slice.size() >= 2) mjcb_control = &StallWorker;
   const auto start = std::chrono::steady_clock::now();
   two.Step(a.data());
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
