@@ -139,14 +139,14 @@ void StepBatchPhysics(rl::BatchEnv& env, bool one_env, double seconds, Tally* ta
     }
   }
   auto work = [&](int w) {
-    const std::vector<int>& slice = slices[static_cast<size_t>(w)];
+    const std::vector<int>& slice = slices[static_cast<size_t>(w)];  // never empty (above)
+    const size_t count = one_env ? 1 : slice.size();
     const auto start = std::chrono::steady_clock::now();
     const auto until = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                    std::chrono::duration<double>(seconds));
     long steps = 0;
     auto now = start;
     while (now < until) {
-      const size_t count = one_env ? std::min<size_t>(1, slice.size()) : slice.size();
       for (size_t j = 0; j < count; ++j) {
         Simulation& sim = env.env(slice[j]).simulation();
         for (int k = 0; k < frame_skip; ++k) sim.TryStep();
@@ -154,9 +154,7 @@ void StepBatchPhysics(rl::BatchEnv& env, bool one_env, double seconds, Tally* ta
       steps += static_cast<long>(count);
       // one simulation: back to its state every 500 environment steps (an episode of the
       // task), so that it does not drift for seconds under the same commands
-      if (one_env && count > 0 && steps % 500 == 0) {
-        mj_setState(m, env.env(slice[0]).simulation().data(), state(slice[0]), mjSTATE_INTEGRATION);
-      }
+      if (one_env && steps % 500 == 0) mj_setState(m, env.env(slice[0]).simulation().data(), state(slice[0]), mjSTATE_INTEGRATION);
       now = std::chrono::steady_clock::now();
     }
     tally->steps[static_cast<size_t>(w)] += steps;
