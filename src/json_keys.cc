@@ -220,7 +220,7 @@ const JsonObject kCurrentKeys{
     "the water current for the whole run (replaces the model's nereid.current field)"};
 
 // the nereid.current plugin's wave keys, the same names, defaults and rules
-// (plugins/current/README.md "Waves"; checked equal by tests/plugins/keys_test.cc)
+// (plugins/current/README.md "Waves"; checked equal, ranges included, by tests/engine/json_keys_test.cc)
 const JsonObject kWavesKeys{
     "waves",
     {

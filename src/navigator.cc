@@ -18,8 +18,9 @@ Vec3 SitePositionInBody(const mjModel* m, int site) {
   return Vec3(m->site_pos[3 * site], m->site_pos[3 * site + 1], m->site_pos[3 * site + 2]);
 }
 
-const NavigationSensors& CheckedSensors(const NavigationSensors& s, const mjModel* m, int body,
-                                        const std::string& where, const std::string& model) {
+const NavigationSensors& CheckedSensors(const NavigationSensors& s, const NavigationSettings& settings,
+                                        const mjModel* m, int body, const std::string& where,
+                                        const std::string& model) {
   const char* b = mj_id2name(m, mjOBJ_BODY, body);
   auto missing = [&](const std::string& what) {
     throw ConfigError(where + ": \"feedback\": \"estimate\" needs " + what + " on body '" + (b ? b : "") +
@@ -29,6 +30,10 @@ const NavigationSensors& CheckedSensors(const NavigationSensors& s, const mjMode
   if (!s.pressure.present()) missing("a nereid.pressure sensor (depth)");
   if (!s.dvl.present() && !s.acoustic.present()) {
     missing("a nereid.dvl or a nereid.acoustic sensor (horizontal velocity or position)");
+  }
+  // without its fixes ("navigation": {"acoustic": false}) only the DVL aids the horizontal
+  if (!s.dvl.present() && !settings.use_acoustic) {
+    missing("a nereid.dvl sensor (horizontal velocity: the acoustic fixes are off, /navigation/acoustic false)");
   }
   return s;
 }
@@ -69,7 +74,7 @@ Navigator::Navigator(const mjModel* m, const mjData* d, int body, const Navigati
                      const std::string& where, const std::string& model)
     : body_(body),
       free_dof_(FreeJointDof(m, body)),
-      sensors_(CheckedSensors(FindNavigationSensors(m, body), m, body, where, model)),
+      sensors_(CheckedSensors(FindNavigationSensors(m, body), settings, m, body, where, model)),
       settings_(settings),
       kf_(MakeFilter(m, sensors_, settings)) {
   if (free_dof_ < 0) {

@@ -113,9 +113,13 @@ ScenarioControl::ScenarioControl(const Scenario& scenario, Simulation& sim) : sc
     int body = controlled_body_ >= 0 ? controlled_body_ : !holds_.empty() ? holds_.front().body() : -1;
     if (!name.empty()) {
       body = mj_name2id(m, mjOBJ_BODY, name.c_str());
-      if (body <= 0) {
+      if (body < 0) {
         throw ConfigError(scenario.source + ": /navigation/body: no body named '" + Excerpt(name) + "' in " +
                           sim.source());
+      }
+      if (body == 0) {
+        throw ConfigError(scenario.source + ": /navigation/body: 'world' is not a vehicle (give a body with a free "
+                          "joint and the filter's sensors) in " + sim.source());
       }
     }
     if (body < 0) {

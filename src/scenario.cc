@@ -443,18 +443,22 @@ void ReadMpcOptions(const Reader& r, const json& j, const std::string& path, Mpc
   };
   cost("cost_pos", &o->cost_pos);
   cost("cost_rot", &o->cost_rot);
-  cost("cost_thrust", &o->cost_thrust);
+  if (j.contains("cost_thrust")) {
+    o->cost_thrust = r.Number(j["cost_thrust"], path + "/cost_thrust");
+    if (!(o->cost_thrust > 0)) {
+      r.Fail(path + "/cost_thrust",
+             "must be > 0 (R = cost_thrust I is the QP's Hessian in the thrusts: without it the QP is "
+             "singular; a tiny value such as 1e-6 weighs thrust as little as you like)",
+             &j["cost_thrust"]);
+    }
+  }
   if (j.contains("velocity_limit")) o->velocity_limit = r.Positive(j["velocity_limit"], path + "/velocity_limit");
   if (j.contains("prediction") &&
       !ParseMpcPrediction(r.String(j["prediction"], path + "/prediction"), &o->prediction)) {
     r.Fail(path + "/prediction", "expected " + NameChoices(kMpcPredictionNames), &j["prediction"]);
   }
   if (j.contains("integrator")) {
-    const std::string integrator = r.String(j["integrator"], path + "/integrator");
-    if (integrator != "irk4" && integrator != "rk4") {
-      r.Fail(path + "/integrator", "expected \"irk4\" (implicit RK4) or \"rk4\"", &j["integrator"]);
-    }
-    o->implicit_rk4 = integrator == "irk4";
+    o->implicit_rk4 = r.Choice(j["integrator"], path + "/integrator", detail::kMpcControllerKeys.At("integrator")) == "irk4";
   }
   if (j.contains("solver")) {
     const json& s = j["solver"];
@@ -714,7 +718,9 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
   if (root.contains("seed")) {
     s.seed = static_cast<uint64_t>(ReadInt(r, root["seed"], "/seed", 0, std::numeric_limits<int>::max()));
   }
-  if (root.contains("feedback")) s.feedback_estimate = r.String(root["feedback"], "/feedback") == "estimate";
+  if (root.contains("feedback")) {
+    s.feedback_estimate = r.Choice(root["feedback"], "/feedback", detail::kScenarioKeys.At("feedback")) == "estimate";
+  }
   if (root.contains("navigation") || s.feedback_estimate) {
     Navigation nav;
     if (root.contains("navigation")) {

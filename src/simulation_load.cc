@@ -45,6 +45,12 @@ mjModel* Load(const Parser& parse, const std::string& name, const SimulationOpti
       throw;
     }
   }
+  try {
+    CheckSensorSpecs(spec);
+  } catch (const Error& e) {
+    mj_deleteSpec(spec);
+    throw ConfigError(name + ": " + e.what());
+  }
   // MuJoCo's actuator length ranges are computed after the compile (length_range.h): a
   // diverging computation inside mj_compile (and the tether expansion's) would never return
   const LengthRangeRequest length_range = TakeLengthRangeRequest(spec);

@@ -50,6 +50,12 @@ std::vector<std::string> SensorFieldNames(const mjModel* m, int sensor);
 // Reseeds every Nereid sensor instance of `d` from a run's seed: their noise streams
 // restart from streams derived from (the instance's `seed` key, run_seed, its name).
 void SeedSensors(const mjModel* m, mjData* d, uint64_t run_seed);
+// Throws ConfigError when a sensor element of a Nereid sensor plugin in `spec` sets MuJoCo's
+// own delay, interval or noise (Nereid's sensors take latency, rate and noise from their
+// plugin keys). MJCF refuses those attributes on <sensor><plugin>; an mjSpec edit can set
+// them, and the plugin then refuses to start, which in MuJoCo 3.14's compiler frees a
+// delayed sensor's history twice (a crash): Nereid's loading checks the spec first.
+void CheckSensorSpecs(mjSpec* spec);
 // True when the model's acceleration-stage sensors are Nereid's own (the IMU) and none
 // reads MuJoCo's cacc or cfrc (no accelerometer, force, torque, framelinacc, frameangacc,
 // user sensor or other plugin at that stage): mj_rnePostConstraint, which MuJoCo runs

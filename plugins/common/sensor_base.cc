@@ -11,6 +11,48 @@
 
 namespace nereid {
 
+namespace {
+
+// A Nereid sensor's element that sets MuJoCo's delay, interval or noise: refused, naming
+// `where` (the plugin instance), the sensor element, the attribute and its value.
+void RefuseMuJoCoTiming(const std::string& where, const std::string& sensor, double delay, double interval,
+                        double noise) {
+  auto refuse = [&](const char* attribute, double value, const char* instead) {
+    char text[64];
+    std::snprintf(text, sizeof(text), "%g", value);
+    throw ConfigError(where + ": sensor '" + sensor + "' sets MuJoCo's " + attribute + "=\"" + text +
+                      "\"; Nereid's sensors take their " + instead + " from the plugin's own keys (docs/sensors.md)");
+  };
+  if (delay != 0) refuse("delay", delay, "latency");
+  if (interval != 0) refuse("interval", interval, "rate");
+  if (noise != 0) refuse("noise", noise, "noise");
+}
+
+std::string SpecText(const mjString* text) {
+  const char* c = text ? mjs_getString(text) : nullptr;
+  return c ? c : "";
+}
+
+}  // namespace
+
+void CheckSensorSpecs(mjSpec* spec) {
+  for (mjsElement* e = mjs_firstElement(spec, mjOBJ_SENSOR); e; e = mjs_nextElement(spec, e)) {
+    const mjsSensor* sensor = mjs_asSensor(e);
+    if (!sensor || sensor->type != mjSENS_PLUGIN) continue;
+    // the plugin: named on the element, or the instance's (<plugin instance="..."/>)
+    const std::string instance = SpecText(sensor->plugin.name);
+    std::string plugin = SpecText(sensor->plugin.plugin_name);
+    if (plugin.empty() && !instance.empty()) {
+      if (mjsElement* i = mjs_findElement(spec, mjOBJ_PLUGIN, instance.c_str())) {
+        if (const mjsPlugin* p = mjs_asPlugin(i)) plugin = SpecText(p->plugin_name);
+      }
+    }
+    if (plugin.rfind("nereid.", 0) != 0) continue;
+    RefuseMuJoCoTiming(plugin + " instance '" + instance + "'", SpecText(mjs_getName(e)), sensor->delay,
+                       sensor->interval[0], sensor->noise);
+  }
+}
+
 bool ExactSensorsRequested() {
   const char* v = std::getenv("NEREID_EXACT_SENSORS");
   return v && *v && std::strcmp(v, "0") != 0;
@@ -58,16 +100,8 @@ void SensorBase::ReadCommon(const mjModel* m, int instance, const ConfigReader& 
   }
   // one mechanism for rates, latency and noise: the plugin's keys
   const char* sensor_name = mj_id2name(m, mjOBJ_SENSOR, sensor_);
-  const std::string element = std::string("sensor '") + (sensor_name ? sensor_name : "") + "'";
-  auto refuse = [&](const char* attribute, double value, const char* instead) {
-    char text[64];
-    std::snprintf(text, sizeof(text), "%g", value);
-    throw ConfigError(config.where() + ": " + element + " sets MuJoCo's " + attribute + "=\"" + text +
-                      "\"; Nereid's sensors take their " + instead + " from the plugin's own keys (docs/sensors.md)");
-  };
-  if (m->sensor_delay[sensor_] != 0) refuse("delay", m->sensor_delay[sensor_], "latency");
-  if (m->sensor_interval[2 * sensor_] != 0) refuse("interval", m->sensor_interval[2 * sensor_], "rate");
-  if (m->sensor_noise[sensor_] != 0) refuse("noise", m->sensor_noise[sensor_], "noise");
+  RefuseMuJoCoTiming(config.where(), sensor_name ? sensor_name : "", m->sensor_delay[sensor_],
+                     m->sensor_interval[2 * sensor_], m->sensor_noise[sensor_]);
   adr_ = m->sensor_adr[sensor_];
 
   exact_ = ExactSensorsRequested();

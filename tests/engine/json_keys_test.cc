@@ -4,6 +4,9 @@
 // (the same keys in the same order, with the same type, default and units, as
 // tests/plugins/keys_test.cc checks the plugins' READMEs); the tables' defaults against
 // the parsed structs' own.
+#include <cmath>
+#include <optional>
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -14,8 +17,10 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include "current/current_plugin.h"
 #include "json_keys.h"
 #include "nereid/error.h"
+#include "nereid/plugins.h"
 #include "nereid/scenario.h"
 
 namespace nereid {
@@ -219,6 +224,66 @@ TEST_SUITE("json_keys") {
     // a scenario may name its schema; the parser ignores the key (a string)
     CHECK(ParseError(R"({"$schema": "../docs/scenario.schema.json", "model": "m.xml"})").empty());
     CHECK(ParseError(R"({"$schema": 1, "model": "m.xml"})") == "case.json: /$schema: expected a string (got 1)");
+  }
+
+  TEST_CASE("the scenario's wave keys are the nereid.current plugin's: names, order, units, defaults and ranges") {
+    const auto& plugin = current_keys::kWaves;
+    REQUIRE(kWavesKeys.keys.size() == plugin.size());
+    for (size_t i = 0; i < plugin.size(); ++i) {
+      const JsonKey& j = kWavesKeys.keys[i];
+      const ConfigKey& c = plugin[i];
+      CAPTURE(c.name);
+      CHECK(j.name == c.name);
+      CHECK(j.units == c.units);
+      if (!c.fallback) {  // required with waves: neither has a default
+        CHECK(j.fallback.empty());
+        CHECK(j.default_doc == c.default_doc);
+        continue;
+      }
+      // the plugin's default as a user writes it in MJCF: a number, or a bare word (a string)
+      const json written = json::accept(c.fallback) ? json::parse(c.fallback) : json(c.fallback);
+      CHECK(json::parse(j.fallback) == written);
+    }
+    // the JSON table's ranges are what the plugin's own rules accept (the scenario's waves
+    // go through them: WavesFromKeys), on a JONSWAP sea of 1 m and 8 s
+    auto accepted = [](const std::string& key, const std::string& value) {
+      std::map<std::string, std::string> text{{"wave_type", "jonswap"}, {"wave_height", "1"}, {"wave_period", "8"}};
+      text[key] = value;
+      try {
+        WavesFromKeys(
+            "waves", [&](const char* k) -> std::optional<std::string> {
+              const auto it = text.find(k);
+              return it == text.end() ? std::nullopt : std::optional<std::string>(it->second);
+            },
+            [](const char* k, const std::string& rule, bool) { throw ConfigError(std::string(k) + ": " + rule); });
+        return true;
+      } catch (const ConfigError&) {
+        return false;
+      }
+    };
+    auto text = [](double x) {
+      std::ostringstream out;
+      out.precision(17);
+      out << x;
+      return out.str();
+    };
+    int bounds = 0;
+    for (const JsonKey& k : kWavesKeys.keys) {
+      CAPTURE(k.name);
+      const std::string name(k.name);
+      if (std::isfinite(k.min)) {
+        const double below = k.min - std::max(1.0, std::abs(k.min)) * 1e-3;
+        CHECK_FALSE(accepted(name, text(k.type == JsonType::kInteger ? k.min - 1 : below)));
+        if (!k.above) CHECK(accepted(name, text(k.min)));
+        ++bounds;
+      }
+      if (std::isfinite(k.max)) {
+        CHECK(accepted(name, text(k.max)));
+        CHECK_FALSE(accepted(name, text(k.type == JsonType::kInteger ? k.max + 2 : k.max * (1 + 1e-3))));
+        ++bounds;
+      }
+    }
+    CHECK(bounds >= 8);  // height, period, depth, gamma (2), spreading (2), components (2), seed (2)
   }
 
   TEST_CASE("the tables' defaults are the parsed scenario's") {

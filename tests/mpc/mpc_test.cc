@@ -511,9 +511,28 @@ TEST_CASE("MPC scenario errors name the JSON path and value") {
   };
   CHECK(error_of(", \"horizon\": 0").find("/controller/horizon: expected an integer in 1..100 (got 0)") != std::string::npos);
   CHECK(error_of(", \"horizon\": 5000").find("1..100") != std::string::npos);
-  CHECK(error_of(", \"cost_thrust\": -1").find("/controller/cost_thrust: must be >= 0 (got -1)") != std::string::npos);
-  // no thrust cost: the QP is singular in the thrusts (one plan of the Heavy's station ran 80 s)
-  CHECK(error_of(", \"cost_thrust\": 0").find("/controller: MPC: cost_thrust must be > 0") != std::string::npos);
+  CHECK(error_of(", \"cost_rot\": -1").find("/controller/cost_rot: must be >= 0") != std::string::npos);
+  CHECK(error_of(", \"cost_pos\": -1").find("/controller/cost_pos: must be >= 0") != std::string::npos);
+  // no thrust cost: the QP is singular in the thrusts (one plan of the Heavy's station ran
+  // 80 s); the key table's range (> 0) and the reason, at the key
+  for (const char* bad : {"-1", "0"}) {
+    const std::string e = error_of(std::string(", \"cost_thrust\": ") + bad);
+    INFO(e);
+    CHECK(e.find("/controller/cost_thrust: must be > 0 (R = cost_thrust I is the QP's Hessian") != std::string::npos);
+    CHECK(e.find(std::string("(got ") + bad + ")") != std::string::npos);
+  }
+  {  // through the C++ API, where no scenario parser stands in front: the MPC refuses it itself
+    auto sim = Simulation::LoadFile(test::ModelPath("raybot/raybot.xml"), SimulationOptions{});
+    const int body = mj_name2id(sim->model(), mjOBJ_BODY, "raybot");
+    for (double bad : {0.0, -1.0, std::nan("")}) {
+      MpcOptions options;
+      options.cost_thrust = bad;
+      CHECK_THROWS_WITH_AS(VehicleMpc(*sim, body, options), doctest::Contains("MPC: cost_thrust must be > 0"),
+                           ConfigError);
+    }
+  }
+  CHECK(error_of(", \"integrator\": \"euler\"").find("/controller/integrator: expected \"irk4\" or \"rk4\" (got \"euler\")") !=
+        std::string::npos);
   CHECK(error_of(", \"prediction\": \"exact\"").find("/controller/prediction") != std::string::npos);
   CHECK(error_of(", \"solver\": {\"qp\": \"gurobi\"}").find("/controller/solver/qp") != std::string::npos);
   CHECK(error_of(", \"solver\": {\"max_sqp_iterations\": 0}").find("/controller/solver/max_sqp_iterations") != std::string::npos);

@@ -4,8 +4,10 @@
 // and finite differences, dead reckoning's random walk against sigma_v sqrt(T t), the
 // estimate against the truth with exact sensors. Its consistency (NEES) on whole runs is
 // checked by nereid validate (tools/validate_navigation.py): too long for a ctest.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -21,6 +23,7 @@
 #include "nereid/navigator.h"
 #include "nereid/plugins.h"
 #include "nereid/runner.h"
+#include "nereid/scenario.h"
 #include "nereid/sensors.h"
 #include "nereid/simulation.h"
 #include "test_util.h"
@@ -506,6 +509,32 @@ TEST_SUITE("navigation") {
     CHECK(max_r < 2e-3);
   }
 
+  TEST_CASE("stabilize on the estimate: the Heavy's depth hold brings it to its depth, read from its sensors") {
+    // the Heavy with its suite, released 0.5 m above the held depth (5 m), its depth and
+    // attitude holds reading the navigation filter (noisy sensors, seeded)
+    const std::string file = (std::filesystem::temp_directory_path() / "nereid_stabilize_estimate.json").string();
+    {
+      std::ofstream out(file);
+      out << R"({"model": ")" << test::ModelPath("bluerov2_heavy/bluerov2_heavy_sensors.xml")
+          << R"(", "duration": 30, "dt": 0.005, "integrator": "rk4",
+              "initial_state": {"bodies": {"heavy": {"position": [0, 0, -4.5], "quaternion": [1, 0, 0, 0]}}},
+              "stabilize": [{"body": "heavy", "depth": 5}], "feedback": "estimate"})";
+    }
+    double depth = 0, estimated = 0, tilt = 0;
+    FlyScenario(file, 30, 7, 200, [&](const Navigator& nav, const mjData* d) {
+      const int b = nav.body();
+      depth = -d->xpos[3 * b + 2];
+      estimated = -nav.estimate().position.z();
+      if (d->time > 20) tilt = std::max(tilt, std::acos(std::clamp(d->xmat[9 * b + 8], -1.0, 1.0)));
+    });
+    std::filesystem::remove(file);
+    MESSAGE("stabilize on the estimate after 30 s: true depth " << depth << " m, estimated " << estimated
+                                                               << " m; largest tilt after 20 s " << tilt << " rad");
+    CHECK(std::abs(depth - 5) < 0.05);           // the hold's own steady error is about a centimetre
+    CHECK(std::abs(estimated - depth) < 0.02);   // the Bar30's noise and resolution: millimetres
+    CHECK(tilt < 0.05);
+  }
+
   TEST_CASE("docs/outputs.md names every est.* column") {
     std::ifstream in(test::ModelPath("../docs/outputs.md"));
     REQUIRE(in.good());
@@ -521,6 +550,73 @@ TEST_SUITE("navigation") {
     const int body = mj_name2id(sim->model(), mjOBJ_BODY, "heavy");
     CHECK_THROWS_WITH_AS(Navigator(sim->model(), sim->data(), body, NavigationSettings{}, "s.json", "heavy.xml"),
                          doctest::Contains("s.json: \"feedback\": \"estimate\" needs a nereid.imu sensor"), ConfigError);
+  }
+
+  TEST_CASE("without its acoustic fixes the filter needs a DVL: a body with IMU, depth and acoustic fix only is refused") {
+    // one free body with the three sensors on sites of its own, no DVL
+    const std::string xml =
+        "<mujoco model='no_dvl'>\n"
+        "  <extension>\n"
+        "    <plugin plugin='nereid.imu'><instance name='imu'><config key='site' value='imu'/></instance></plugin>\n"
+        "    <plugin plugin='nereid.pressure'><instance name='depth'><config key='site' value='depth'/></instance></plugin>\n"
+        "    <plugin plugin='nereid.acoustic'><instance name='usbl'><config key='site' value='usbl'/></instance></plugin>\n"
+        "  </extension>\n"
+        "  <worldbody><body name='rov' pos='0 0 -5'><freejoint/>\n"
+        "    <geom type='box' size='0.2 0.15 0.1' density='1000'/>\n"
+        "    <site name='imu'/><site name='depth' pos='0.1 0 0'/><site name='usbl' pos='0 0 0.1'/>\n"
+        "  </body></worldbody>\n"
+        "  <sensor><plugin name='imu' instance='imu'/><plugin name='depth' instance='depth'/>"
+        "<plugin name='usbl' instance='usbl'/></sensor>\n"
+        "</mujoco>\n";
+    auto sim = Simulation::LoadString(xml);
+    const int body = mj_name2id(sim->model(), mjOBJ_BODY, "rov");
+    REQUIRE(body > 0);
+    NavigationSettings fixes;  // acoustic fixes on: IMU, depth and fixes suffice
+    CHECK_NOTHROW(Navigator(sim->model(), sim->data(), body, fixes, "s.json", "no_dvl.xml"));
+    NavigationSettings dead_reckoning;
+    dead_reckoning.use_acoustic = false;
+    CHECK_THROWS_WITH_AS(Navigator(sim->model(), sim->data(), body, dead_reckoning, "s.json", "no_dvl.xml"),
+                         doctest::Contains("s.json: \"feedback\": \"estimate\" needs a nereid.dvl sensor (horizontal "
+                                           "velocity: the acoustic fixes are off, /navigation/acoustic false) on body "
+                                           "'rov' of model no_dvl.xml"),
+                         ConfigError);
+  }
+
+  TEST_CASE("a scenario's feedback and navigation keys: a bad value is refused, naming the file, key and value") {
+    auto refused = [](const std::string& keys, const std::string& message) {
+      INFO(keys);
+      CHECK_THROWS_WITH_AS(Scenario::FromString(R"({"model": "m.xml", )" + keys + "}", "s.json", ""),
+                           doctest::Contains(message.c_str()), ConfigError);
+    };
+    // a mistyped choice is not read as "truth"
+    refused(R"("feedback": "estimated")", "s.json: /feedback: expected \"truth\" or \"estimate\"");
+    refused(R"("feedback": "Estimate")", "\"Estimate\"");
+    refused(R"("feedback": true)", "s.json: /feedback: expected a string");
+    for (const char* key : {"initial_position_sd", "initial_velocity_sd", "initial_attitude_sd", "initial_current_sd",
+                            "current_walk"}) {
+      refused(std::string(R"("navigation": {")") + key + R"(": 0})", std::string("s.json: /navigation/") + key + ": must be > 0");
+      refused(std::string(R"("navigation": {")") + key + R"(": -0.1})", "-0.1");
+    }
+    refused(R"("navigation": {"acoustic": "no"})", "s.json: /navigation/acoustic: expected true or false");
+    refused(R"("navigation": {"acustic": false})", "acoustic");  // the nearest valid key
+    CHECK(Scenario::FromString(R"({"model": "m.xml", "feedback": "estimate"})", "s.json", "").feedback_estimate);
+    CHECK_FALSE(Scenario::FromString(R"({"model": "m.xml", "feedback": "truth"})", "s.json", "").feedback_estimate);
+  }
+
+  TEST_CASE("navigation.body names a body of the model, and a filter needs a vehicle") {
+    auto sim = Simulation::LoadFile(test::ModelPath("bluerov2_heavy/bluerov2_heavy_sensors.xml"));
+    auto control = [&](const std::string& keys) {
+      const Scenario s = Scenario::FromString(R"({"model": "m.xml", )" + keys + "}", "s.json", "");
+      ScenarioControl c(s, *sim);
+      return c.navigator() != nullptr;
+    };
+    CHECK(control(R"("navigation": {"body": "heavy"})"));
+    CHECK_THROWS_WITH_AS(control(R"("navigation": {"body": "hevy"})"),
+                         doctest::Contains("s.json: /navigation/body: no body named 'hevy' in"), ConfigError);
+    CHECK_THROWS_WITH_AS(control(R"("navigation": {"body": "world"})"),
+                         doctest::Contains("s.json: /navigation/body: 'world' is not a vehicle"), ConfigError);
+    CHECK_THROWS_WITH_AS(control(R"("feedback": "estimate")"),
+                         doctest::Contains("s.json: /navigation: no vehicle to estimate"), ConfigError);
   }
 }
 

@@ -809,6 +809,58 @@ TEST_SUITE("sensor_errors") {
         CHECK(std::string(e.what()).find("unrecognized attribute") != std::string::npos);
       }
     }
+    // set through an mjSpec edit (SimulationOptions::edit; the mujoco package's
+    // spec.sensors[i].noise = ...): Nereid's loading refuses them before the compile, naming
+    // the file, the plugin instance, the sensor, the attribute and its value
+    struct Field {
+      const char* attribute;
+      void (*set)(mjsSensor*);
+      const char* expected;
+    };
+    const Field fields[] = {
+        {"noise", [](mjsSensor* s) { s->noise = 0.1; },
+         "vehicle.xml: nereid.dvl instance 'dvl': sensor 'dvl' sets MuJoCo's noise=\"0.1\"; Nereid's sensors take "
+         "their noise from the plugin's own keys"},
+        {"delay", [](mjsSensor* s) { s->delay = 0.25, s->nsample = 100; },
+         "vehicle.xml: nereid.dvl instance 'dvl': sensor 'dvl' sets MuJoCo's delay=\"0.25\"; Nereid's sensors take "
+         "their latency"},
+        {"interval", [](mjsSensor* s) { s->interval[0] = 0.5; },
+         "vehicle.xml: nereid.dvl instance 'dvl': sensor 'dvl' sets MuJoCo's interval=\"0.5\"; Nereid's sensors "
+         "take their rate"}};
+    const std::string xml = Model(Instance("dvl", "dvl", "dvl"), Element("dvl"));
+    for (const Field& f : fields) {
+      CAPTURE(f.attribute);
+      SimulationOptions options;
+      options.edit = [&](mjSpec* spec) {
+        mjsSensor* sensor = mjs_asSensor(mjs_findElement(spec, mjOBJ_SENSOR, "dvl"));
+        REQUIRE(sensor);
+        f.set(sensor);
+      };
+      CHECK_THROWS_WITH_AS(Simulation::LoadString(xml, options, "vehicle.xml"), doctest::Contains(f.expected),
+                           ConfigError);
+    }
+    CHECK_NOTHROW(Simulation::LoadString(xml, {}, "vehicle.xml"));
+    // stock MuJoCo's compiler (no Nereid loading in front): the plugin itself refuses noise
+    // and interval when it starts (a delay is left out here: MuJoCo 3.14's compiler then
+    // frees the sensor's history twice, CheckSensorSpecs)
+    for (const Field& f : {fields[0], fields[2]}) {
+      CAPTURE(f.attribute);
+      char error[1024] = "";
+      mjSpec* spec = mj_parseXMLString(xml.c_str(), nullptr, error, sizeof(error));
+      REQUIRE(spec);
+      f.set(mjs_asSensor(mjs_findElement(spec, mjOBJ_SENSOR, "dvl")));
+      mjModel* m = nullptr;
+      {
+        EngineScope scope;  // keep the plugin's message instead of printing it
+        m = mj_compile(spec, nullptr);
+      }
+      CHECK(m == nullptr);
+      if (m) mj_deleteModel(m);
+      const std::string message = TakeLastPluginError();
+      MESSAGE(message);
+      CHECK(message.find(std::string(f.expected).substr(std::string("vehicle.xml: ").size())) != std::string::npos);
+      mj_deleteSpec(spec);
+    }
   }
 }
 
