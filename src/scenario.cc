@@ -573,6 +573,161 @@ Scenario::MpcFactory& MpcFactorySlot() {
   return factory;
 }
 
+// The model's path: at most 1024 characters, no NUL, relative to the scenario's folder.
+std::string ReadModelPath(const Reader& r, const json& root, const std::string& base_dir) {
+  const std::string model_text = r.String(root["model"], "/model");
+  if (model_text.size() > 1024) {
+    r.Fail("/model", "a path of " + std::to_string(model_text.size()) + " characters; at most 1024");
+  }
+  if (const size_t nul = model_text.find('\0'); nul != std::string::npos) {
+    r.Fail("/model", NulInPathRule(nul), &root["model"]);
+  }
+  std::filesystem::path model = model_text;
+  if (model.is_relative() && !base_dir.empty()) model = std::filesystem::path(base_dir) / model;
+  return model.lexically_normal().string();
+}
+
+// How the run steps: duration, dt, integrator, engine, constraints, keyframe.
+void ReadStepping(const Reader& r, const json& root, Scenario* s) {
+  if (root.contains("duration")) s->duration = r.Positive(root["duration"], "/duration");
+  if (root.contains("dt")) s->dt = r.Positive(root["dt"], "/dt");
+  if (root.contains("integrator")) {
+    Integrator integrator;
+    if (!ParseIntegrator(r.String(root["integrator"], "/integrator"), &integrator)) {
+      r.Fail("/integrator", "expected " + NameChoices(kIntegratorNames), &root["integrator"]);
+    }
+    s->integrator = integrator;
+  }
+  if (root.contains("engine")) {
+    Engine engine;
+    if (!ParseEngine(r.String(root["engine"], "/engine"), &engine)) {
+      r.Fail("/engine", "expected " + NameChoices(kEngineNames), &root["engine"]);
+    }
+    s->engine = engine;
+  }
+  if (root.contains("constraints")) {
+    ConstraintMethod method;
+    if (!ParseConstraintMethod(r.String(root["constraints"], "/constraints"), &method)) {
+      r.Fail("/constraints", "expected " + NameChoices(kConstraintMethodNames), &root["constraints"]);
+    }
+    s->constraints = method;
+  }
+  if (root.contains("keyframe")) {
+    // bounded before the conversion (4294967296 wrapped to 0); the model's count is checked in Apply
+    s->keyframe = ReadInt(r, root["keyframe"], "/keyframe", 0, std::numeric_limits<int>::max());
+  }
+}
+
+// initial_state: the free bodies' poses and velocities, the joints' q and qd.
+void ReadInitialState(const Reader& r, const json& init, Scenario* s) {
+  r.Keys(init, "/initial_state", detail::kInitialStateKeys);
+  if (init.contains("bodies")) {
+    const json& bodies = init["bodies"];
+    if (!bodies.is_object()) r.Fail("/initial_state/bodies", "expected an object keyed by body name", &bodies);
+    for (auto it = bodies.begin(); it != bodies.end(); ++it) {
+      const std::string p = "/initial_state/bodies/" + it.key();
+      r.Keys(*it, p, detail::kBodyStateKeys);
+      Scenario::BodyState b{it.key(), p, {}, {}, {}, {}};
+      if (it->contains("position")) b.position = Position(r, (*it)["position"], p + "/position");
+      if (it->contains("quaternion")) {
+        std::vector<double> q = r.Numbers((*it)["quaternion"], p + "/quaternion", 4);
+        Eigen::Vector4d v(q[0], q[1], q[2], q[3]);
+        if (v.norm() < 1e-9) r.Fail(p + "/quaternion", "must not be zero", &(*it)["quaternion"]);
+        b.quaternion = v.normalized();
+      }
+      if (it->contains("velocity")) b.velocity = r.Vector3((*it)["velocity"], p + "/velocity");
+      if (it->contains("angular_velocity")) {
+        b.angular_velocity = r.Vector3((*it)["angular_velocity"], p + "/angular_velocity");
+      }
+      s->bodies.push_back(b);
+    }
+  }
+  if (init.contains("joints")) {
+    const json& joints = init["joints"];
+    if (!joints.is_object()) r.Fail("/initial_state/joints", "expected an object keyed by joint name", &joints);
+    for (auto it = joints.begin(); it != joints.end(); ++it) {
+      const std::string p = "/initial_state/joints/" + it.key();
+      r.Keys(*it, p, detail::kJointStateKeys);
+      Scenario::JointState js{it.key(), p, {}, {}};
+      if (it->contains("q")) js.q = r.Number((*it)["q"], p + "/q");
+      if (it->contains("qd")) js.qd = r.Number((*it)["qd"], p + "/qd");
+      s->joints.push_back(js);
+    }
+  }
+}
+
+// controls: each actuator's control from its time on, in time order.
+std::vector<Scenario::Control> ReadControls(const Reader& r, const json& list) {
+  if (!list.is_array()) r.Fail("/controls", "expected an array", &list);
+  std::vector<Scenario::Control> controls;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string p = "/controls/" + std::to_string(i);
+    r.Keys(list[i], p, detail::kControlKeys);
+    Scenario::Control c;
+    c.path = p;
+    c.actuator = r.String(list[i]["actuator"], p + "/actuator");
+    c.value = r.Number(list[i]["value"], p + "/value");
+    if (list[i].contains("time")) c.time = r.Number(list[i]["time"], p + "/time");
+    controls.push_back(c);
+  }
+  std::stable_sort(controls.begin(), controls.end(),
+                   [](const Scenario::Control& a, const Scenario::Control& b) { return a.time < b.time; });
+  return controls;
+}
+
+// feedback and navigation: the filter runs with a navigation object or on the estimate.
+void ReadNavigation(const Reader& r, const json& root, Scenario* s) {
+  if (root.contains("feedback")) {
+    s->feedback_estimate = r.Choice(root["feedback"], "/feedback", detail::kScenarioKeys.At("feedback")) == "estimate";
+  }
+  if (!root.contains("navigation") && !s->feedback_estimate) return;
+  Scenario::Navigation nav;
+  if (root.contains("navigation")) {
+    const json& n = root["navigation"];
+    r.Keys(n, "/navigation", detail::kNavigationKeys);
+    if (n.contains("body")) nav.body = r.String(n["body"], "/navigation/body");
+    NavigationSettings& g = nav.settings;
+    for (auto [key, value] : {std::pair{"initial_position_sd", &g.initial_position_sd},
+                              std::pair{"initial_velocity_sd", &g.initial_velocity_sd},
+                              std::pair{"initial_attitude_sd", &g.initial_attitude_sd},
+                              std::pair{"initial_current_sd", &g.initial_current_sd},
+                              std::pair{"current_walk", &g.current_walk}}) {
+      if (n.contains(key)) *value = r.Positive(n[key], std::string("/navigation/") + key);
+    }
+    if (n.contains("acoustic")) g.use_acoustic = r.Bool(n["acoustic"], "/navigation/acoustic");
+  }
+  s->navigation = nav;
+}
+
+// wrenches: scheduled forces and torques (a cross-check scenario's default to the body
+// frame and the centre of mass).
+std::vector<Scenario::Wrench> ReadWrenches(const Reader& r, const json& list, bool crosscheck) {
+  if (!list.is_array()) r.Fail("/wrenches", "expected an array", &list);
+  std::vector<Scenario::Wrench> wrenches;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string p = "/wrenches/" + std::to_string(i);
+    r.Keys(list[i], p, detail::kWrenchKeys);
+    Scenario::Wrench w;
+    w.path = p;
+    w.body_frame = crosscheck;
+    w.at_com = crosscheck;
+    if (list[i].contains("at")) {
+      w.at_com = r.Choice(list[i]["at"], p + "/at", detail::kWrenchKeys.At("at")) == "com";
+    }
+    w.body = r.String(list[i]["body"], p + "/body");
+    if (list[i].contains("start")) w.start = r.Number(list[i]["start"], p + "/start");
+    if (list[i].contains("end")) w.end = r.Number(list[i]["end"], p + "/end");
+    if (!(w.end > w.start)) r.Fail(p + "/end", "must be later than start", &list[i]["end"]);
+    if (list[i].contains("force")) w.force = r.Vector3(list[i]["force"], p + "/force");
+    if (list[i].contains("torque")) w.torque = r.Vector3(list[i]["torque"], p + "/torque");
+    if (list[i].contains("frame")) {
+      w.body_frame = r.Choice(list[i]["frame"], p + "/frame", detail::kWrenchKeys.At("frame")) == "body";
+    }
+    wrenches.push_back(w);
+  }
+  return wrenches;
+}
+
 }  // namespace
 
 
@@ -611,100 +766,12 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
     crosscheck |= k.crosscheck && root.contains(std::string(k.name));
   }
   if (crosscheck) s.crosscheck = ReadCrosscheck(r, root);
-  const std::string model_text = r.String(root["model"], "/model");
-  if (model_text.size() > 1024) {
-    r.Fail("/model", "a path of " + std::to_string(model_text.size()) + " characters; at most 1024");
-  }
-  if (const size_t nul = model_text.find('\0'); nul != std::string::npos) {
-    r.Fail("/model", NulInPathRule(nul), &root["model"]);
-  }
-  std::filesystem::path model = model_text;
-  if (model.is_relative() && !base_dir.empty()) model = std::filesystem::path(base_dir) / model;
-  s.model = model.lexically_normal().string();
-  if (root.contains("duration")) s.duration = r.Positive(root["duration"], "/duration");
-  if (root.contains("dt")) s.dt = r.Positive(root["dt"], "/dt");
-  if (root.contains("integrator")) {
-    Integrator integrator;
-    if (!ParseIntegrator(r.String(root["integrator"], "/integrator"), &integrator)) {
-      r.Fail("/integrator", "expected " + NameChoices(kIntegratorNames), &root["integrator"]);
-    }
-    s.integrator = integrator;
-  }
-  if (root.contains("engine")) {
-    Engine engine;
-    if (!ParseEngine(r.String(root["engine"], "/engine"), &engine)) {
-      r.Fail("/engine", "expected " + NameChoices(kEngineNames), &root["engine"]);
-    }
-    s.engine = engine;
-  }
-  if (root.contains("constraints")) {
-    ConstraintMethod method;
-    if (!ParseConstraintMethod(r.String(root["constraints"], "/constraints"), &method)) {
-      r.Fail("/constraints", "expected " + NameChoices(kConstraintMethodNames), &root["constraints"]);
-    }
-    s.constraints = method;
-  }
-  if (root.contains("keyframe")) {
-    // bounded before the conversion (4294967296 wrapped to 0); the model's count is checked in Apply
-    s.keyframe = ReadInt(r, root["keyframe"], "/keyframe", 0, std::numeric_limits<int>::max());
-  }
+  s.model = ReadModelPath(r, root, base_dir);
+  ReadStepping(r, root, &s);
   if (root.contains("current")) s.current = ReadCurrent(r, root["current"], "/current");
   if (root.contains("waves")) s.waves = ReadWaves(r, root["waves"], "/waves");
-
-  if (root.contains("initial_state")) {
-    const json& init = root["initial_state"];
-    r.Keys(init, "/initial_state", detail::kInitialStateKeys);
-    if (init.contains("bodies")) {
-      const json& bodies = init["bodies"];
-      if (!bodies.is_object()) r.Fail("/initial_state/bodies", "expected an object keyed by body name", &bodies);
-      for (auto it = bodies.begin(); it != bodies.end(); ++it) {
-        const std::string p = "/initial_state/bodies/" + it.key();
-        r.Keys(*it, p, detail::kBodyStateKeys);
-        BodyState b{it.key(), p, {}, {}, {}, {}};
-        if (it->contains("position")) b.position = Position(r, (*it)["position"], p + "/position");
-        if (it->contains("quaternion")) {
-          std::vector<double> q = r.Numbers((*it)["quaternion"], p + "/quaternion", 4);
-          Eigen::Vector4d v(q[0], q[1], q[2], q[3]);
-          if (v.norm() < 1e-9) r.Fail(p + "/quaternion", "must not be zero", &(*it)["quaternion"]);
-          b.quaternion = v.normalized();
-        }
-        if (it->contains("velocity")) b.velocity = r.Vector3((*it)["velocity"], p + "/velocity");
-        if (it->contains("angular_velocity")) {
-          b.angular_velocity = r.Vector3((*it)["angular_velocity"], p + "/angular_velocity");
-        }
-        s.bodies.push_back(b);
-      }
-    }
-    if (init.contains("joints")) {
-      const json& joints = init["joints"];
-      if (!joints.is_object()) r.Fail("/initial_state/joints", "expected an object keyed by joint name", &joints);
-      for (auto it = joints.begin(); it != joints.end(); ++it) {
-        const std::string p = "/initial_state/joints/" + it.key();
-        r.Keys(*it, p, detail::kJointStateKeys);
-        JointState js{it.key(), p, {}, {}};
-        if (it->contains("q")) js.q = r.Number((*it)["q"], p + "/q");
-        if (it->contains("qd")) js.qd = r.Number((*it)["qd"], p + "/qd");
-        s.joints.push_back(js);
-      }
-    }
-  }
-
-  if (root.contains("controls")) {
-    const json& list = root["controls"];
-    if (!list.is_array()) r.Fail("/controls", "expected an array", &list);
-    for (size_t i = 0; i < list.size(); ++i) {
-      const std::string p = "/controls/" + std::to_string(i);
-      r.Keys(list[i], p, detail::kControlKeys);
-      Control c;
-      c.path = p;
-      c.actuator = r.String(list[i]["actuator"], p + "/actuator");
-      c.value = r.Number(list[i]["value"], p + "/value");
-      if (list[i].contains("time")) c.time = r.Number(list[i]["time"], p + "/time");
-      s.controls.push_back(c);
-    }
-    std::stable_sort(s.controls.begin(), s.controls.end(),
-                     [](const Control& a, const Control& b) { return a.time < b.time; });
-  }
+  if (root.contains("initial_state")) ReadInitialState(r, root["initial_state"], &s);
+  if (root.contains("controls")) s.controls = ReadControls(r, root["controls"]);
 
   if (root.contains("controller") && IsVmsController(root["controller"])) {
     s.vms_controller = ReadVmsController(root["controller"], source, "/controller");
@@ -718,53 +785,8 @@ Scenario Scenario::FromString(const std::string& text, const std::string& source
   if (root.contains("seed")) {
     s.seed = static_cast<uint64_t>(ReadInt(r, root["seed"], "/seed", 0, std::numeric_limits<int>::max()));
   }
-  if (root.contains("feedback")) {
-    s.feedback_estimate = r.Choice(root["feedback"], "/feedback", detail::kScenarioKeys.At("feedback")) == "estimate";
-  }
-  if (root.contains("navigation") || s.feedback_estimate) {
-    Navigation nav;
-    if (root.contains("navigation")) {
-      const json& n = root["navigation"];
-      r.Keys(n, "/navigation", detail::kNavigationKeys);
-      if (n.contains("body")) nav.body = r.String(n["body"], "/navigation/body");
-      NavigationSettings& g = nav.settings;
-      for (auto [key, value] : {std::pair{"initial_position_sd", &g.initial_position_sd},
-                                std::pair{"initial_velocity_sd", &g.initial_velocity_sd},
-                                std::pair{"initial_attitude_sd", &g.initial_attitude_sd},
-                                std::pair{"initial_current_sd", &g.initial_current_sd},
-                                std::pair{"current_walk", &g.current_walk}}) {
-        if (n.contains(key)) *value = r.Positive(n[key], std::string("/navigation/") + key);
-      }
-      if (n.contains("acoustic")) g.use_acoustic = r.Bool(n["acoustic"], "/navigation/acoustic");
-    }
-    s.navigation = nav;
-  }
-
-  if (root.contains("wrenches")) {
-    const json& list = root["wrenches"];
-    if (!list.is_array()) r.Fail("/wrenches", "expected an array", &list);
-    for (size_t i = 0; i < list.size(); ++i) {
-      const std::string p = "/wrenches/" + std::to_string(i);
-      r.Keys(list[i], p, detail::kWrenchKeys);
-      Wrench w;
-      w.path = p;
-      w.body_frame = crosscheck;
-      w.at_com = crosscheck;
-      if (list[i].contains("at")) {
-        w.at_com = r.Choice(list[i]["at"], p + "/at", detail::kWrenchKeys.At("at")) == "com";
-      }
-      w.body = r.String(list[i]["body"], p + "/body");
-      if (list[i].contains("start")) w.start = r.Number(list[i]["start"], p + "/start");
-      if (list[i].contains("end")) w.end = r.Number(list[i]["end"], p + "/end");
-      if (!(w.end > w.start)) r.Fail(p + "/end", "must be later than start", &list[i]["end"]);
-      if (list[i].contains("force")) w.force = r.Vector3(list[i]["force"], p + "/force");
-      if (list[i].contains("torque")) w.torque = r.Vector3(list[i]["torque"], p + "/torque");
-      if (list[i].contains("frame")) {
-        w.body_frame = r.Choice(list[i]["frame"], p + "/frame", detail::kWrenchKeys.At("frame")) == "body";
-      }
-      s.wrenches.push_back(w);
-    }
-  }
+  ReadNavigation(r, root, &s);
+  if (root.contains("wrenches")) s.wrenches = ReadWrenches(r, root["wrenches"], crosscheck);
   return s;
 }
 
