@@ -1,6 +1,7 @@
 // Copyright Nereid authors.
 #include "vms/vms_config.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "json_reader.h"
@@ -12,6 +13,12 @@ namespace {
 using nlohmann::json;
 
 using VmsReader = detail::JsonReader;
+
+// Key `key` of `table` in object j, a number; the table's default when j leaves it out.
+double TableNumber(const VmsReader& r, const json& j, const std::string& path, const detail::JsonObject& table,
+                   const char* key) {
+  return r.Number(j, path, key, json::parse(table.At(key).fallback).get<double>());
+}
 
 // a number (constant) or {"sine": {...}} / {"ramp": {...}} / {"linear": {...}}
 Signal ReadSignal(const VmsReader& r, const json& value, const std::string& path) {
@@ -30,11 +37,11 @@ Signal ReadSignal(const VmsReader& r, const json& value, const std::string& path
     s.amplitude = r.Number(j["amplitude"], p + "/amplitude");
     s.period = r.Number(j["period"], p + "/period");
     if (!(s.period > 0)) r.Fail(p + "/period", "must be > 0 (s)", &j["period"]);
-    s.phase = r.Number(j, p, "phase", 0);
-    s.offset = r.Number(j, p, "offset", 0);
-    s.start = r.Number(j, p, "start", -Signal::kInf);
-    s.end = r.Number(j, p, "end", Signal::kInf);
-    s.value = r.Number(j, p, "outside", 0);
+    s.phase = TableNumber(r, j, p, detail::kSineKeys, "phase");
+    s.offset = TableNumber(r, j, p, detail::kSineKeys, "offset");
+    s.start = r.Number(j, p, "start", -Signal::kInf);  // the table's "−inf" (no JSON number)
+    s.end = r.Number(j, p, "end", Signal::kInf);        // its "inf"
+    s.value = TableNumber(r, j, p, detail::kSineKeys, "outside");
     if (!(s.end > s.start)) r.Fail(p + "/end", "must be later than start", j.contains("end") ? &j["end"] : nullptr);
   } else if (value.contains("ramp")) {
     const json& j = value["ramp"];
@@ -43,7 +50,7 @@ Signal ReadSignal(const VmsReader& r, const json& value, const std::string& path
     s.kind = Signal::Kind::kRamp;
     s.start = r.Number(j["start"], p + "/start");
     s.end = r.Number(j["end"], p + "/end");
-    s.from = r.Number(j, p, "from", 0);
+    s.from = TableNumber(r, j, p, detail::kRampKeys, "from");
     s.to = r.Number(j["to"], p + "/to");
     if (!(s.end > s.start)) r.Fail(p + "/end", "must be later than start", &j["end"]);
   } else {
@@ -51,7 +58,7 @@ Signal ReadSignal(const VmsReader& r, const json& value, const std::string& path
     const std::string p = path + "/linear";
     r.Keys(j, p, detail::kLinearKeys);
     s.kind = Signal::Kind::kLinear;
-    s.offset = r.Number(j, p, "offset", 0);
+    s.offset = TableNumber(r, j, p, detail::kLinearKeys, "offset");
     s.rate = r.Number(j["rate"], p + "/rate");
   }
   return s;
@@ -142,8 +149,9 @@ ArmIkSpec ReadIk(const VmsReader& r, const json& j, const std::string& path) {
   ik.l3 = l[1];
   if (j.contains("elbow")) {
     const json& e = j["elbow"];
-    if (!e.is_number_integer() || (e.get<int>() != 1 && e.get<int>() != -1)) {
-      r.Fail(path + "/elbow", "expected 1 or -1 (the sign of q3)", &e);
+    const std::vector<std::string>& allowed = detail::kIkKeys.At("elbow").allowed;  // "1", "-1"
+    if (std::find(allowed.begin(), allowed.end(), e.dump()) == allowed.end()) {
+      r.Fail(path + "/elbow", "expected " + allowed.front() + " or " + allowed.back() + " (the sign of q3)", &e);
     }
     ik.elbow = e.get<int>();
   }

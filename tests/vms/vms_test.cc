@@ -351,6 +351,34 @@ TEST_CASE("the vms scenario block: errors name the file, the JSON path and the v
       "gains": [1, 2, 3], "angle_units": "grad"}]})"),
       doctest::Contains("s.json: /controller/joints/0/angle_units: expected \"rad\" or \"deg\" (got \"grad\")"),
       ConfigError);
+  // the IK's elbow is one of its table's values, 1 or -1 (an integer)
+  for (const char* elbow : {"2", "1.0", "\"up\""}) {
+    CAPTURE(elbow);
+    CHECK_THROWS_WITH_AS(
+        parse(std::string(R"({"type": "vms", "ik": [{"joints": ["a", "b", "c"], "link_lengths": [0.12, 0.25], "elbow": )") +
+              elbow + R"(, "target": {"x": 0.2, "y": 0, "z": 0.1}}]})"),
+        doctest::Contains(
+            (std::string("s.json: /controller/ik/0/elbow: expected 1 or -1 (the sign of q3) (got ") + elbow + ")").c_str()),
+        ConfigError);
+  }
+  // a sine's, ramp's and linear signal's defaults are their key tables' (docs/vms.md)
+  {
+    auto reference = [&](const std::string& signal) {
+      return parse(R"({"type": "vms", "joints": [{"joint": "theta2", "actuator": "theta2_motor", "gains": [1, 2, 3],
+          "reference": )" + signal + "}]}").vms_controller->joints.front().reference;
+    };
+    const Signal sine = reference(R"({"sine": {"amplitude": 1, "period": 2}})");
+    const Signal ramp = reference(R"({"ramp": {"start": 0, "end": 1, "to": 2}})");
+    const Signal linear = reference(R"({"linear": {"rate": 3}})");
+    CHECK(sine.phase == 0);
+    CHECK(sine.offset == 0);
+    CHECK(sine.value == 0);  // "outside"
+    CHECK(sine.start == -Signal::kInf);
+    CHECK(sine.end == Signal::kInf);
+    CHECK(ramp.from == 0);
+    CHECK(linear.offset == 0);
+    CHECK(sine.Value(0.5) == doctest::Approx(1.0));  // sin(pi / 2)
+  }
   // gains per degree of error are 180/pi times larger per radian, all three alike
   const Scenario deg = parse(R"({"type": "vms", "joints": [{"joint": "theta2", "actuator": "theta2_motor",
       "gains": [0.8, 0.05, 0.0004], "angle_units": "deg"}]})");
