@@ -590,6 +590,176 @@ TEST_SUITE("sensors") {
     CHECK(Std(vz) == doctest::Approx(0.01 / (2 * std::cos(30 * kDeg))).epsilon(0.03));
   }
 
+  TEST_CASE("noise: DVL dropouts, its speed- and range-dependent beam noise and range noise match their settings") {
+    ExactSensors exact(false);
+    double mean = 0;
+    auto mean_of = [&](const std::vector<double>& x) {
+      mean = 0;
+      for (double v : x) mean += v;
+      return mean /= static_cast<double>(x.size());
+    };
+    const double a = 30 * kDeg;
+    // a fixed vehicle (gravity off, at rest), its DVL 14.9 m above the seabed: each beam's
+    // slant range 14.9 / cos a; a new sample every step
+    auto dvl = [&](const std::string& config) {
+      return Simulation::LoadString(Model(Instance("dvl", "dvl", "dvl", Config("rate", "100") + Config("beam_angle", "30") +
+                                                                             Config("water_track", "false") + config),
+                                          Element("dvl"), 0.01, false));
+    };
+    {  // dropouts: each beam lost with p = 0.2; lock with >= 3 of 4: (1-p)^4 + 4 p (1-p)^3 = 0.8192
+      auto sim = dvl(Config("dropout", "0.2"));
+      long beams = 0, lost = 0, locked = 0;
+      const int n = 20000;
+      for (int i = 0; i < n; ++i) {
+        sim->Step();
+        const std::vector<double> y = Reading(*sim, "dvl");
+        for (int b = 0; b < 4; ++b) ++beams, lost += y[static_cast<size_t>(5 + b)] == -1;
+        locked += y[3] == 1;
+        CHECK((y[3] == 1 || y[3] == 0));  // no water track: lock or none
+      }
+      // binomial standard errors 0.0014 and 0.0027: tolerances about 7 of them
+      CHECK(static_cast<double>(lost) / static_cast<double>(beams) == doctest::Approx(0.2).epsilon(0.05));
+      CHECK(static_cast<double>(locked) / n == doctest::Approx(0.8192).epsilon(0.02));
+    }
+    {  // at rest, range-dependent noise: sigma = 0.001 + 0.002 x 17.2 m; the range's own
+       // noise a fraction 0.005 of it. 20000 samples: the std's standard error 0.5 %; tolerance 3 %
+      auto sim = dvl(Config("velocity_noise", "0.001") + Config("velocity_noise_per_speed", "0") +
+                     Config("velocity_noise_per_range", "0.002") + Config("range_noise", "0.005"));
+      std::vector<double> vx, vz, range;
+      for (int i = 0; i < 20000; ++i) {
+        sim->Step();
+        const std::vector<double> y = Reading(*sim, "dvl");
+        REQUIRE(y[3] == 1);
+        vx.push_back(y[0]);
+        vz.push_back(y[2]);
+        range.push_back(y[5]);
+      }
+      const double slant = 14.9 / std::cos(a), sigma = 0.001 + 0.002 * slant;
+      CHECK(mean_of(range) == doctest::Approx(slant).epsilon(1e-3));
+      CHECK(Std(range) == doctest::Approx(0.005 * slant).epsilon(0.03));
+      CHECK(Std(vx) == doctest::Approx(sigma / (std::sqrt(2.0) * std::sin(a))).epsilon(0.03));
+      CHECK(Std(vz) == doctest::Approx(sigma / (2 * std::cos(a))).epsilon(0.03));
+    }
+    {  // descending at 0.5 m/s: every beam's radial speed 0.5 cos a, sigma = 0.001 + 0.02 x
+       // 0.5 cos a; vz constant. 2000 samples (20 s, 10 m of descent): standard error 1.6 %, tolerance 5 %
+      auto sim = dvl(Config("velocity_noise", "0.001") + Config("velocity_noise_per_speed", "0.02") +
+                     Config("velocity_noise_per_range", "0") + Config("range_noise", "0"));
+      sim->data()->qvel[2] = -0.5;
+      SeedSensors(sim->model(), sim->data(), 0);  // the first sample of this motion
+      std::vector<double> vz, vx;
+      for (int i = 0; i < 2000; ++i) {
+        sim->Step();
+        const std::vector<double> y = Reading(*sim, "dvl");
+        REQUIRE(y[3] == 1);
+        vz.push_back(y[2]);
+        vx.push_back(y[0]);
+      }
+      const double sigma = 0.001 + 0.02 * 0.5 * std::cos(a);
+      CHECK(std::abs(mean_of(vz)) == doctest::Approx(0.5).epsilon(2e-3));  // the site's z looks down
+      CHECK(Std(vz) == doctest::Approx(sigma / (2 * std::cos(a))).epsilon(0.05));
+      CHECK(Std(vx) == doctest::Approx(sigma / (std::sqrt(2.0) * std::sin(a))).epsilon(0.05));
+    }
+  }
+
+  TEST_CASE("noise: the acoustic fix's range and angles, the altimeter's range and the IMU's accelerometer match their settings") {
+    ExactSensors exact(false);
+    const int n = 20000;  // samples: the std's standard error 0.5 %; tolerance 3 %
+    {  // a transceiver 10.2 m behind, 5.1 m to the side and 5.05 m above the transponder
+      auto sim = Simulation::LoadString(
+          Model(Instance("acoustic", "usbl", "imu",
+                         Config("rate", "100") + Config("transceiver", "-10 -5 0") + Config("range_noise", "0.2") +
+                             Config("angle_noise", "0.02")),
+                Element("usbl"), 0.01, false));
+      std::vector<double> range, bearing, elevation;
+      for (int i = 0; i < n; ++i) {
+        sim->Step();
+        const std::vector<double> y = Reading(*sim, "usbl");
+        REQUIRE(y[6] == 1);
+        range.push_back(y[3]);
+        bearing.push_back(y[4]);
+        elevation.push_back(y[5]);
+      }
+      CHECK(Std(range) == doctest::Approx(0.2).epsilon(0.03));
+      CHECK(Std(bearing) == doctest::Approx(0.02).epsilon(0.03));
+      CHECK(Std(elevation) == doctest::Approx(0.02).epsilon(0.03));
+    }
+    {  // beyond max_range no fix: the same geometry, max_range 12 m < 12.5 m
+      auto sim = Simulation::LoadString(
+          Model(Instance("acoustic", "usbl", "imu", Config("transceiver", "-10 -5 0") + Config("max_range", "12")),
+                Element("usbl"), 0.01, false));
+      sim->Step();
+      CHECK(Reading(*sim, "usbl")[6] == 0);
+    }
+    {  // the altimeter looking down 14.9 m: sigma = 0.01 + 0.005 x 14.9 m
+      auto sim = Simulation::LoadString(
+          Model(Instance("altimeter", "alt", "dvl",
+                         Config("rate", "100") + Config("noise", "0.01") + Config("noise_per_range", "0.005")),
+                Element("alt"), 0.01, false));
+      std::vector<double> range;
+      for (int i = 0; i < n; ++i) {
+        sim->Step();
+        const std::vector<double> y = Reading(*sim, "alt");
+        REQUIRE(y[1] == 1);
+        range.push_back(y[0]);
+      }
+      CHECK(Std(range) == doctest::Approx(0.01 + 0.005 * 14.9).epsilon(0.03));
+    }
+    {  // the accelerometer at rest without gravity reads b0 + white noise: sigma_w / sqrt(T)
+      auto sim = Simulation::LoadString(
+          Model(Instance("imu", "imu", "imu",
+                         Config("rate", "100") + Config("accel_noise_density", "0.002") + Config("accel_bias_walk", "0") +
+                             Config("accel_resolution", "0") + Config("accel_turn_on_bias", "0.1")),
+                Element("imu"), 0.01, false));
+      std::vector<double> ax;
+      for (int i = 0; i < n; ++i) {
+        sim->Step();
+        ax.push_back(Reading(*sim, "imu")[0]);
+      }
+      CHECK(Std(ax) == doctest::Approx(0.002 / std::sqrt(0.01)).epsilon(0.03));
+    }
+    {  // the turn-on bias: one draw per axis and run, standard deviation 0.1 m/s^2; 600 draws
+       // (200 seeds x 3 axes, white noise 100 times smaller): standard error 2.9 %, tolerance 10 %
+      auto sim = Simulation::LoadString(
+          Model(Instance("imu", "imu", "imu",
+                         Config("rate", "100") + Config("accel_noise_density", "0.0001") + Config("accel_bias_walk", "0") +
+                             Config("accel_resolution", "0") + Config("accel_turn_on_bias", "0.1")),
+                Element("imu"), 0.01, false));
+      std::vector<double> b0;
+      for (uint64_t seed = 1; seed <= 200; ++seed) {
+        mj_resetData(sim->model(), sim->data());
+        SeedSensors(sim->model(), sim->data(), seed);
+        sim->Step();
+        const std::vector<double> y = Reading(*sim, "imu");
+        b0.insert(b0.end(), y.begin(), y.begin() + 3);
+      }
+      CHECK(Std(b0) == doctest::Approx(0.1).epsilon(0.1));
+    }
+    {  // scale factor and quantisation: at rest under gravity, noise and biases off, the up
+       // axis reads q((1 + s) 9.81), a whole number of resolution steps
+      auto sim = Simulation::LoadString(
+          Model(Instance("imu", "imu", "imu",
+                         Config("accel_noise_density", "0") + Config("accel_bias_walk", "0") +
+                             Config("accel_turn_on_bias", "0") + Config("accel_scale_factor", "0.02") +
+                             Config("accel_resolution", "0.05")),
+                Element("imu"), 0.005, true, ""));
+      // held still: the vehicle's weight balanced by an applied force, so that it stays at rest
+      const mjModel* m = sim->model();
+      const int body = mj_name2id(m, mjOBJ_BODY, "rov");
+      sim->data()->xfrc_applied[6 * body + 2] = -m->opt.gravity[2] * m->body_subtreemass[body];
+      for (int i = 0; i < 10; ++i) sim->Step();
+      const std::vector<double> y = Reading(*sim, "imu");
+      // the imu site is turned (euler 5 -3 10 deg): the specific force's components in its frame
+      const int site = mj_name2id(m, mjOBJ_SITE, "imu");
+      const mjtNum* R = sim->data()->site_xmat + 9 * site;
+      for (int i = 0; i < 3; ++i) {
+        const double truth = 9.81 * R[6 + i];  // world up (0 0 9.81) in the site's axes: row z of R
+        CAPTURE(i);
+        CHECK(y[static_cast<size_t>(i)] == doctest::Approx(0.05 * std::nearbyint(1.02 * truth / 0.05)).epsilon(1e-9));
+        CHECK(std::abs(y[static_cast<size_t>(i)] / 0.05 - std::nearbyint(y[static_cast<size_t>(i)] / 0.05)) < 1e-9);
+      }
+    }
+  }
+
   TEST_CASE("noise: Allan deviation of a static IMU record matches the white noise density") {
     ExactSensors exact(false);
     // 400 s at 100 Hz on a vehicle held still (gravity off); white noise N at tau = 0.1 s and
