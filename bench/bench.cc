@@ -383,15 +383,30 @@ std::string BenchReport::ToJson() const {
   return j.dump(2);
 }
 
-BenchReport RunBenchmarks(const BenchOptions& options) {
+namespace {
+
+// A case stepped by Nereid's engine (TryStep), in the given current.
+Runner NereidRunner(const std::string& name, std::unique_ptr<Simulation> sim, const Vec3& current) {
+  Runner r{name, std::move(sim), {}, {}, {}};
+  r.current = CurrentField::Constant(current);
+  r.step = [](Simulation& s) { s.TryStep(); };
+  return r;
+}
+
+// The BlueROV2 Heavy's cases: bare mj_step, the plugins under mj_step, Nereid's engine
+// without actuators, without thrusters, with everything, in a sea, with the sensor suite
+// (under Nereid's engine and mj_step), and with MuJoCo motors for thrusters.
+void AddHeavyRunners(const BenchOptions& options, std::vector<Runner>* runners) {
   const std::string heavy =
       (std::filesystem::path(options.model_dir) / "bluerov2_heavy" / "bluerov2_heavy.xml").string();
-  std::vector<Runner> runners;
+  const std::string sensors =
+      (std::filesystem::path(options.model_dir) / "bluerov2_heavy" / "bluerov2_heavy_sensors.xml").string();
+  const Vec3 current(0.3, 0.1, 0);
+  SimulationOptions stock;
+  stock.engine = Engine::kMuJoCo;
   {
     // same MJCF, plain mj_step, marine plugins off (passive forces and actuation disabled)
-    SimulationOptions o;
-    o.engine = Engine::kMuJoCo;
-    Runner r{"bluerov2_heavy/bare_mj_step", Simulation::LoadFile(heavy, o), {}, {}, {}};
+    Runner r{"bluerov2_heavy/bare_mj_step", Simulation::LoadFile(heavy, stock), {}, {}, {}};
     // the flags only around mj_step: the Simulation's own calls (Reset) refuse springs and
     // dampers both disabled on a model with marine plugins
     r.step = [](Simulation& s) {
@@ -400,16 +415,14 @@ BenchReport RunBenchmarks(const BenchOptions& options) {
       mj_step(s.model(), s.data());
       s.mutable_model()->opt.disableflags &= ~kBare;
     };
-    runners.push_back(std::move(r));
+    runners->push_back(std::move(r));
   }
   {
     // same MJCF, plain mj_step with Nereid's plugins (force terms, thrusters; no added mass)
-    SimulationOptions o;
-    o.engine = Engine::kMuJoCo;
-    Runner r{"bluerov2_heavy/stock_mj_step_plugins", Simulation::LoadFile(heavy, o), {}, {}, {}};
-    r.current = CurrentField::Constant(Vec3(0.3, 0.1, 0));
+    Runner r{"bluerov2_heavy/stock_mj_step_plugins", Simulation::LoadFile(heavy, stock), {}, {}, {}};
+    r.current = CurrentField::Constant(current);
     r.step = [](Simulation& s) { mj_step(s.model(), s.data()); };
-    runners.push_back(std::move(r));
+    runners->push_back(std::move(r));
   }
   {
     // Nereid's engine, the same vehicle without its thruster actuators (and their MuJoCo
@@ -421,60 +434,37 @@ BenchReport RunBenchmarks(const BenchOptions& options) {
         mjs_setDouble(mjs_asKey(k)->ctrl, nullptr, 0);
       }
     };
-    Runner r{"bluerov2_heavy/nereid_no_actuators", Simulation::LoadFile(heavy, o), {}, {}, {}};
-    r.current = CurrentField::Constant(Vec3(0.3, 0.1, 0));
-    r.step = [](Simulation& s) { s.TryStep(); };
-    runners.push_back(std::move(r));
+    runners->push_back(NereidRunner("bluerov2_heavy/nereid_no_actuators", Simulation::LoadFile(heavy, o), current));
   }
   {
     // Nereid's engine: added mass in M, damping, C_A, buoyancy, current; thrusters off
-    Runner r{"bluerov2_heavy/nereid_no_thrusters", Simulation::LoadFile(heavy), {}, {}, {}};
+    Runner r = NereidRunner("bluerov2_heavy/nereid_no_thrusters", Simulation::LoadFile(heavy), current);
     r.sim->mutable_model()->opt.disableflags |= mjDSBL_ACTUATION;
-    r.current = CurrentField::Constant(Vec3(0.3, 0.1, 0));
-    r.step = [](Simulation& s) { s.TryStep(); };
-    runners.push_back(std::move(r));
+    runners->push_back(std::move(r));
   }
-  {
-    // Nereid's engine with everything, the 8 T200 thrusters included
-    Runner r{"bluerov2_heavy/nereid_full", Simulation::LoadFile(heavy), {}, {}, {}};
-    r.current = CurrentField::Constant(Vec3(0.3, 0.1, 0));
-    r.step = [](Simulation& s) { s.TryStep(); };
-    runners.push_back(std::move(r));
-  }
+  // Nereid's engine with everything, the 8 T200 thrusters included
+  runners->push_back(NereidRunner("bluerov2_heavy/nereid_full", Simulation::LoadFile(heavy), current));
   {
     // the same in an irregular sea of 64 components (JONSWAP, H_s 0.3 m, T_p 4 s, 20 m of
     // water): every body evaluates the waves (orbital velocity, acceleration, gradient)
     // in its hydrodynamics and buoyancy, every thruster for its inflow
-    Runner r{"bluerov2_heavy/nereid_full_waves64", Simulation::LoadFile(heavy), {}, {}, {}};
-    r.current = CurrentField::Constant(Vec3(0.3, 0.1, 0));
+    Runner r = NereidRunner("bluerov2_heavy/nereid_full_waves64", Simulation::LoadFile(heavy), current);
     waves::SeaState sea;
     sea.significant_height = 0.3;
     sea.peak_period = 4;
     sea.components = 64;
     r.current.SetWaves(waves::WaveField::Irregular(sea, 20));
-    r.step = [](Simulation& s) { s.TryStep(); };
-    runners.push_back(std::move(r));
+    runners->push_back(std::move(r));
   }
-  {
-    // the same with the Heavy's sensor suite (bluerov2_heavy_sensors.xml: pressure, IMU,
-    // DVL with 4 rays, acoustic fix at their default rates): the cost of sensing
-    const std::string sensors = (std::filesystem::path(options.model_dir) / "bluerov2_heavy" /
-                                 "bluerov2_heavy_sensors.xml").string();
-    Runner r{"bluerov2_heavy/nereid_full_sensors", Simulation::LoadFile(sensors), {}, {}, {}};
-    r.current = CurrentField::Constant(Vec3(0.3, 0.1, 0));
-    r.step = [](Simulation& s) { s.TryStep(); };
-    runners.push_back(std::move(r));
-  }
+  // the same with the Heavy's sensor suite (bluerov2_heavy_sensors.xml: pressure, IMU,
+  // DVL with 4 rays, acoustic fix at their default rates): the cost of sensing
+  runners->push_back(NereidRunner("bluerov2_heavy/nereid_full_sensors", Simulation::LoadFile(sensors), current));
   {
     // the suite under plain mj_step: MuJoCo runs mj_rnePostConstraint for the IMU there
-    SimulationOptions o;
-    o.engine = Engine::kMuJoCo;
-    const std::string sensors = (std::filesystem::path(options.model_dir) / "bluerov2_heavy" /
-                                 "bluerov2_heavy_sensors.xml").string();
-    Runner r{"bluerov2_heavy/stock_mj_step_sensors", Simulation::LoadFile(sensors, o), {}, {}, {}};
-    r.current = CurrentField::Constant(Vec3(0.3, 0.1, 0));
+    Runner r{"bluerov2_heavy/stock_mj_step_sensors", Simulation::LoadFile(sensors, stock), {}, {}, {}};
+    r.current = CurrentField::Constant(current);
     r.step = [](Simulation& s) { mj_step(s.model(), s.data()); };
-    runners.push_back(std::move(r));
+    runners->push_back(std::move(r));
   }
   {
     // the floor of any thruster that is a MuJoCo actuator on its site: the 8 thrusters
@@ -491,15 +481,14 @@ BenchReport RunBenchmarks(const BenchOptions& options) {
         a->ctrlrange[1] = 52;
       }
     };
-    Runner r{"bluerov2_heavy/nereid_mujoco_motors", Simulation::LoadFile(heavy, o), {}, {}, {}};
-    r.current = CurrentField::Constant(Vec3(0.3, 0.1, 0));
-    r.step = [](Simulation& s) { s.TryStep(); };
-    runners.push_back(std::move(r));
+    runners->push_back(NereidRunner("bluerov2_heavy/nereid_mujoco_motors", Simulation::LoadFile(heavy, o), current));
   }
+}
 
-  // UK rigid connections against MuJoCo's welds (src/uk): chains of N BlueROVs joined by
-  // "uk:" welds, the same MJCF run both ways (RK4, 5 ms); the growth exponent of each is
-  // fitted in ToJson ("uk_chain_fit")
+// UK rigid connections against MuJoCo's welds (src/uk): chains of N BlueROVs joined by
+// "uk:" welds, the same MJCF run both ways (RK4, 5 ms); the growth exponent of each is
+// fitted in ToJson ("uk_chain_fit")
+void AddUkChainRunners(std::vector<Runner>* runners) {
   for (int n : {2, 4, 8, 16, 32}) {
     for (ConstraintMethod method : {ConstraintMethod::kUK, ConstraintMethod::kMuJoCo}) {
       SimulationOptions o;
@@ -508,53 +497,47 @@ BenchReport RunBenchmarks(const BenchOptions& options) {
                                (method == ConstraintMethod::kUK ? "uk" : "weld");
       Runner r{name, Simulation::LoadString(UKChainXml(n), o, name), {}, {}, {}};
       r.step = [](Simulation& sim) { sim.TryStep(); };
-      runners.push_back(std::move(r));
+      runners->push_back(std::move(r));
     }
   }
+}
 
-  // nereid.tether (plugins/tether): the Heavy on a 30 m, 50-segment lumped tether
-  // (models/bluerov2_heavy_tether), with the model's Euler step and with the RK4 of
-  // scenarios/heavy_tether_station.json; the cost per segment is reported in ToJson
+// nereid.tether (plugins/tether): the Heavy on a 30 m, 50-segment lumped tether
+// (models/bluerov2_heavy_tether), with the model's Euler step and with the RK4 of
+// scenarios/heavy_tether_station.json, and with maximal coordinates; the cost per segment
+// is reported in ToJson
+void AddTetherRunners(const BenchOptions& options, std::vector<Runner>* runners) {
   const std::string tethered = (std::filesystem::path(options.model_dir) /
                                 "bluerov2_heavy_tether" / "bluerov2_heavy_tether.xml").string();
-  if (std::filesystem::exists(tethered)) {
-    for (bool rk4 : {false, true}) {
-      SimulationOptions o;
-      if (rk4) o.integrator = Integrator::kRK4;
-      Runner r{std::string("bluerov2_heavy_tether/nereid_full_50_segments") + (rk4 ? "_rk4" : ""),
-               Simulation::LoadFile(tethered, o), {}, {}, {}};
-      r.current = CurrentField::Constant(Vec3(0.5, 0, 0));
-      r.step = [](Simulation& sim) { sim.TryStep(); };
-      runners.push_back(std::move(r));
-    }
-    // the same tether with maximal coordinates (Euler)
-    Runner r{"bluerov2_heavy_tether/nereid_full_50_segments_maximal",
-             Simulation::LoadString(TetherXml(options.model_dir, 50, "maximal"), {}, "tether50_maximal"), {}, {}, {}};
-    r.current = CurrentField::Constant(Vec3(0.5, 0, 0));
-    r.step = [](Simulation& sim) { sim.TryStep(); };
-    runners.push_back(std::move(r));
+  if (!std::filesystem::exists(tethered)) return;
+  const Vec3 current(0.5, 0, 0);
+  for (bool rk4 : {false, true}) {
+    SimulationOptions o;
+    if (rk4) o.integrator = Integrator::kRK4;
+    runners->push_back(NereidRunner(std::string("bluerov2_heavy_tether/nereid_full_50_segments") + (rk4 ? "_rk4" : ""),
+                                    Simulation::LoadFile(tethered, o), current));
   }
+  // the same tether with maximal coordinates (Euler)
+  runners->push_back(NereidRunner("bluerov2_heavy_tether/nereid_full_50_segments_maximal",
+                                  Simulation::LoadString(TetherXml(options.model_dir, 50, "maximal"), {}, "tether50_maximal"),
+                                  current));
+}
 
-  if (!options.only.empty()) {
-    std::erase_if(runners, [&](const Runner& r) {
-      // a sensor or sea case keeps its reference
-      const bool sensors = options.only.find("sensors") != std::string::npos,
-                 sea = options.only.find("waves") != std::string::npos;
-      const bool reference = ((sensors || sea) && r.name == "bluerov2_heavy/nereid_full") ||
-                             (sensors && r.name == "bluerov2_heavy/stock_mj_step_plugins");
-      return r.name.find(options.only) == std::string::npos && !reference;
-    });
-  }
-  for (int sample = 0; sample < options.samples + 1; ++sample) {  // sample 0 warms up
-    for (Runner& r : runners) {
-      Restart(r);
-      const double ns = TimeSteps(r, options.steps_per_sample);
-      if (sample > 0) r.samples.push_back(ns / static_cast<double>(options.steps_per_sample));
-    }
-  }
+// --only TEXT: the cases whose name contains it; a sensor or sea case keeps its reference
+void KeepOnly(const std::string& only, std::vector<Runner>* runners) {
+  if (only.empty()) return;
+  std::erase_if(*runners, [&](const Runner& r) {
+    const bool sensors = only.find("sensors") != std::string::npos, sea = only.find("waves") != std::string::npos;
+    const bool reference = ((sensors || sea) && r.name == "bluerov2_heavy/nereid_full") ||
+                           (sensors && r.name == "bluerov2_heavy/stock_mj_step_plugins");
+    return r.name.find(only) == std::string::npos && !reference;
+  });
+}
 
+// The report of the timed runners: the ratios with a target or goal in paired blocks, and
+// each case's spread.
+BenchReport ReportOf(std::vector<Runner>& runners, const BenchOptions& options) {
   BenchReport report;
-  // the ratios with a target or goal, in paired blocks
   auto runner = [&](const std::string& name) -> Runner* {
     for (Runner& r : runners) {
       if (r.name == name) return &r;
@@ -589,6 +572,24 @@ BenchReport RunBenchmarks(const BenchOptions& options) {
   return report;
 }
 
+}  // namespace
+
+BenchReport RunBenchmarks(const BenchOptions& options) {
+  std::vector<Runner> runners;
+  AddHeavyRunners(options, &runners);
+  AddUkChainRunners(&runners);
+  AddTetherRunners(options, &runners);
+  KeepOnly(options.only, &runners);
+  for (int sample = 0; sample < options.samples + 1; ++sample) {  // sample 0 warms up
+    for (Runner& r : runners) {
+      Restart(r);
+      const double ns = TimeSteps(r, options.steps_per_sample);
+      if (sample > 0) r.samples.push_back(ns / static_cast<double>(options.steps_per_sample));
+    }
+  }
+  return ReportOf(runners, options);
+}
+
 void RunTetherLoadBenchmarks(const BenchOptions& options, BenchReport* report) {
   const std::string tethered = (std::filesystem::path(options.model_dir) /
                                 "bluerov2_heavy_tether" / "bluerov2_heavy_tether.xml").string();
@@ -612,16 +613,20 @@ void RunTetherLoadBenchmarks(const BenchOptions& options, BenchReport* report) {
   }
 }
 
-void RunRlBenchmarks(const BenchOptions& options, BenchReport* report) {
-  const int runs = std::max(1, options.rl_runs);
-  const std::string task = "BlueROV2StationKeeping-v0";
-  struct RlCase {
-    std::unique_ptr<rl::BatchEnv> env;
-    std::vector<float> actions;
-    long steps = 0;  // batch steps per run
-    BenchCase result;
-  };
-  std::vector<RlCase> rl_cases;
+namespace {
+
+struct RlCase {
+  std::unique_ptr<rl::BatchEnv> env;
+  std::vector<float> actions;
+  long steps = 0;  // batch steps per run
+  BenchCase result;
+};
+
+// Station keeping at batch 1, 16 and 256 on 1 and 2 threads with state observations, and
+// batch 256 with sensor observations (the Heavy's sensor suite, docs/rl.md): its rate
+// against the state batch's, run by run (".../batch256/threads<T>/sensors").
+std::vector<RlCase> RlCases(const BenchOptions& options, const std::string& task) {
+  std::vector<RlCase> cases;
   auto add = [&](int batch, int threads, rl::Observation observation) {
     RlCase c;
     c.env = std::make_unique<rl::BatchEnv>(task, batch, threads, options.model_dir, observation);
@@ -632,114 +637,103 @@ void RunRlBenchmarks(const BenchOptions& options, BenchReport* report) {
     for (int k = 0; k < 10; ++k) c.env->Step(c.actions.data());  // warm up
     c.result.name = "rl/" + task + "/batch" + std::to_string(batch) + "/threads" + std::to_string(threads) +
                     (observation == rl::Observation::kSensors ? "/sensors" : "");
-    rl_cases.push_back(std::move(c));
+    cases.push_back(std::move(c));
   };
   for (int batch : {1, 16, 256}) {
     for (int threads : {1, 2}) add(batch, threads, rl::Observation::kState);
   }
-  // batch 256 with sensor observations (the Heavy's sensor suite, docs/rl.md): its rate
-  // against the state batch's, run by run (".../batch256/threads<T>/sensors")
   for (int threads : {1, 2}) add(256, threads, rl::Observation::kSensors);
-  // The largest batch's physics bounds, measured in every run with the batch: cases
-  // ".../physics_same_envs" (the batch's own simulations) and ".../physics_one_env" (one
-  // simulation per thread). A shared host's core speed drifts within a second, so the
-  // batch and its bounds are measured in kSlices slices taken in turn, and each figure
-  // sums its slices: the fractions compare the same moments.
-  constexpr int kSlices = 8;
-  const double bound_seconds = std::max(0.02, 0.15 * static_cast<double>(options.rl_env_steps) / 24000.0);
-  std::vector<BenchCase> bounds;
-  // Each slice's batch against its same-envs bound, slice by slice: the ratio of their rates
-  // (one per slice, the two measured back to back, the order swapped every slice), whose
-  // median a burst of the host's stolen time moves by one pair at most (the runs' sums
-  // above take it whole); report.paired, JSON "paired_blocks" (docs/rl.md "Throughput")
+  return cases;
+}
+
+// A sensor batch's state batch of the same size and threads (nullptr for any other case).
+RlCase* StatePartner(std::vector<RlCase>& cases, const RlCase& c) {
+  if (!c.env || c.env->env(0).observation() != rl::Observation::kSensors) return nullptr;
+  for (RlCase& s : cases) {
+    if (s.env && s.env->num_envs() == c.env->num_envs() && s.env->num_threads() == c.env->num_threads() &&
+        s.env->env(0).observation() == rl::Observation::kState) {
+      return &s;
+    }
+  }
+  return nullptr;
+}
+
+double TimeBatchSteps(RlCase& c, long steps) {
+  const auto start = std::chrono::steady_clock::now();
+  for (long k = 0; k < steps; ++k) c.env->Step(c.actions.data());
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The largest batch's physics bounds, measured in every run with the batch: cases
+// ".../physics_same_envs" (the batch's own simulations) and ".../physics_one_env" (one
+// simulation per thread). A shared host's core speed drifts within a second, so the batch
+// and its bounds are measured in kSlices slices taken in turn, and each figure sums its
+// slices: the fractions compare the same moments.
+constexpr int kSlices = 8;
+
+// What the runs of the RL cases collect besides each case's rates.
+struct RlMeasures {
+  double bound_seconds = 0;      // the bounds' time per run
+  std::vector<BenchCase> bounds;  // ".../physics_same_envs", ".../physics_one_env"
+  // Each slice's batch against its same-envs bound, slice by slice: the ratio of their
+  // rates (one per slice, the two measured back to back, the order swapped every slice),
+  // whose median a burst of the host's stolen time moves by one pair at most (the runs'
+  // sums take it whole); report.paired, JSON "paired_blocks" (docs/rl.md "Throughput").
+  // And the sensor batches against the state batch of the same threads, slice by slice in
+  // the same way (the state batch stepped beside each slice, outside its own timing): the
+  // sensor observations' cost, read from the median of the slices' ratios.
   std::map<std::string, std::vector<double>> slice_ratios;
-  // The sensor batches against the state batch of the same threads, slice by slice in the
-  // same way (the state batch stepped beside each slice, outside its own timing): the
-  // sensor observations' cost, read from the median of the slices' ratios
-  auto state_partner = [&](const RlCase& c) -> RlCase* {
-    if (!c.env || c.env->env(0).observation() != rl::Observation::kSensors) return nullptr;
-    for (RlCase& s : rl_cases) {
-      if (s.env && s.env->num_envs() == c.env->num_envs() && s.env->num_threads() == c.env->num_threads() &&
-          s.env->env(0).observation() == rl::Observation::kState) {
-        return &s;
-      }
+};
+
+// One run of case c: its rate, and with it its bounds or its state partner's slices.
+void RunRlCase(RlCase& c, RlCase* partner, RlMeasures* measures) {
+  const bool with_bounds = c.env->num_envs() == 256 && c.env->env(0).observation() == rl::Observation::kState;
+  const int slices = with_bounds || partner ? kSlices : 1;
+  const double bound_seconds = measures->bound_seconds;
+  std::vector<double>& ratios = measures->slice_ratios[c.result.name];
+  double seconds = 0;
+  Tally same(c.env->num_threads()), one(c.env->num_threads());
+  for (int slice = 0; slice < slices; ++slice) {
+    const long steps = c.steps * (slice + 1) / slices - c.steps * slice / slices;
+    Tally same_slice(c.env->num_threads());
+    const bool bound_first = slice % 2 == 1;
+    if (with_bounds && bound_first) StepBatchPhysics(*c.env, false, bound_seconds / slices, &same_slice);
+    const double partner_before = partner && bound_first ? TimeBatchSteps(*partner, steps) : 0;
+    const double slice_seconds = TimeBatchSteps(c, steps);
+    seconds += slice_seconds;
+    if (partner) {
+      const double partner_seconds = bound_first ? partner_before : TimeBatchSteps(*partner, steps);
+      // rates' ratio: (steps / slice_seconds) / (steps / partner_seconds)
+      if (slice_seconds > 0 && partner_seconds > 0) ratios.push_back(partner_seconds / slice_seconds);
     }
-    return nullptr;
-  };
-  auto time_steps = [](RlCase& c, long steps) {
-    const auto start = std::chrono::steady_clock::now();
-    for (long k = 0; k < steps; ++k) c.env->Step(c.actions.data());
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  // the cases interleaved in each run: a busy moment of the machine touches every case
-  for (int run = 0; run < runs; ++run) {
-    for (RlCase& c : rl_cases) {
-      const bool with_bounds = c.env->num_envs() == 256 && c.env->env(0).observation() == rl::Observation::kState;
-      RlCase* partner = state_partner(c);
-      const int slices = with_bounds || partner ? kSlices : 1;
-      double seconds = 0;
-      Tally same(c.env->num_threads()), one(c.env->num_threads());
-      for (int slice = 0; slice < slices; ++slice) {
-        const long steps = c.steps * (slice + 1) / slices - c.steps * slice / slices;
-        Tally same_slice(c.env->num_threads());
-        const bool bound_first = slice % 2 == 1;
-        if (with_bounds && bound_first) StepBatchPhysics(*c.env, false, bound_seconds / slices, &same_slice);
-        const double partner_before = partner && bound_first ? time_steps(*partner, steps) : 0;
-        const double slice_seconds = time_steps(c, steps);
-        seconds += slice_seconds;
-        if (partner) {
-          const double partner_seconds = bound_first ? partner_before : time_steps(*partner, steps);
-          // rates' ratio: (steps / slice_seconds) / (steps / partner_seconds)
-          if (slice_seconds > 0 && partner_seconds > 0) {
-            slice_ratios[c.result.name].push_back(partner_seconds / slice_seconds);
-          }
-        }
-        if (!with_bounds) continue;
-        if (!bound_first) StepBatchPhysics(*c.env, false, bound_seconds / slices, &same_slice);
-        StepBatchPhysics(*c.env, true, bound_seconds / slices, &one);
-        same.Add(same_slice);
-        if (slice_seconds > 0 && same_slice.Rate() > 0) {
-          slice_ratios[c.result.name].push_back(static_cast<double>(steps * c.env->num_envs()) / slice_seconds /
-                                                same_slice.Rate());
-        }
-      }
-      c.result.runs.push_back(static_cast<double>(c.steps * c.env->num_envs()) / seconds);
-      if (!with_bounds) continue;
-      for (const auto& [suffix, tally] : {std::pair{"/physics_same_envs", &same}, std::pair{"/physics_one_env", &one}}) {
-        const std::string name = c.result.name + suffix;
-        auto b = std::find_if(bounds.begin(), bounds.end(), [&](const BenchCase& x) { return x.name == name; });
-        if (b == bounds.end()) {
-          bounds.emplace_back();
-          bounds.back().name = name;
-          b = bounds.end() - 1;
-        }
-        b->runs.push_back(tally->Rate());
-      }
+    if (!with_bounds) continue;
+    if (!bound_first) StepBatchPhysics(*c.env, false, bound_seconds / slices, &same_slice);
+    StepBatchPhysics(*c.env, true, bound_seconds / slices, &one);
+    same.Add(same_slice);
+    if (slice_seconds > 0 && same_slice.Rate() > 0) {
+      ratios.push_back(static_cast<double>(steps * c.env->num_envs()) / slice_seconds / same_slice.Rate());
     }
   }
-  for (BenchCase& b : bounds) rl_cases.push_back({nullptr, {}, 0, b});
-  for (const RlCase& c : rl_cases) {
-    const auto ratios = slice_ratios.find(c.result.name);
-    if (ratios == slice_ratios.end()) continue;
-    // block_steps: the batch steps per slice, rounded (the slices take the run's steps in
-    // 8 nearly equal parts)
-    const RlCase* partner = state_partner(c);
-    report->paired.push_back({c.result.name, partner ? partner->result.name : c.result.name + "/physics_same_envs",
-                              (c.steps + kSlices / 2) / kSlices, SpreadOf(ratios->second)});
+  if (ratios.empty()) measures->slice_ratios.erase(c.result.name);
+  c.result.runs.push_back(static_cast<double>(c.steps * c.env->num_envs()) / seconds);
+  if (!with_bounds) return;
+  std::vector<BenchCase>& bounds = measures->bounds;
+  for (const auto& [suffix, tally] : {std::pair{"/physics_same_envs", &same}, std::pair{"/physics_one_env", &one}}) {
+    const std::string name = c.result.name + suffix;
+    auto b = std::find_if(bounds.begin(), bounds.end(), [&](const BenchCase& x) { return x.name == name; });
+    if (b == bounds.end()) {
+      bounds.emplace_back();
+      bounds.back().name = name;
+      b = bounds.end() - 1;
+    }
+    b->runs.push_back(tally->Rate());
   }
-  for (RlCase& c : rl_cases) {
-    const Spread rate = SpreadOf(c.result.runs);
-    c.result.env_steps_per_s = rate.median;
-    c.result.ns_per_step = 1e9 / rate.median;  // per environment step (frame_skip physics steps each)
-    c.result.ns_min = 1e9 / rate.max;
-    c.result.ns_max = 1e9 / rate.min;
-    c.result.steps_per_sample = c.env ? c.steps * c.env->num_envs() : 0;
-    c.result.samples = runs;
-    report->cases.push_back(c.result);
-  }
-  // nereid::Rollout (nereid.rollout in Python): 16 rollouts of 200 Heavy steps from the
-  // keyframe with fixed thruster commands, 1 and 2 threads; ns per physics step over all
-  // rollouts, beside bluerov2_heavy/nereid_full (one Simulation stepped alone)
+}
+
+// nereid::Rollout (nereid.rollout in Python): 16 rollouts of 200 Heavy steps from the
+// keyframe with fixed thruster commands, 1 and 2 threads; ns per physics step over all
+// rollouts, beside bluerov2_heavy/nereid_full (one Simulation stepped alone)
+void RunRolloutBenchmarks(const BenchOptions& options, int runs, BenchReport* report) {
   const std::string heavy = (std::filesystem::path(options.model_dir) / "bluerov2_heavy" / "bluerov2_heavy.xml").string();
   mjModel* m = Simulation::CompileFile(heavy);
   auto sim = Simulation::LoadFile(heavy);
@@ -776,6 +770,40 @@ void RunRlBenchmarks(const BenchOptions& options, BenchReport* report) {
     report->cases.push_back(c);
   }
   mj_deleteModel(m);
+}
+
+}  // namespace
+
+void RunRlBenchmarks(const BenchOptions& options, BenchReport* report) {
+  const int runs = std::max(1, options.rl_runs);
+  std::vector<RlCase> rl_cases = RlCases(options, "BlueROV2StationKeeping-v0");
+  RlMeasures measures;
+  measures.bound_seconds = std::max(0.02, 0.15 * static_cast<double>(options.rl_env_steps) / 24000.0);
+  // the cases interleaved in each run: a busy moment of the machine touches every case
+  for (int run = 0; run < runs; ++run) {
+    for (RlCase& c : rl_cases) RunRlCase(c, StatePartner(rl_cases, c), &measures);
+  }
+  for (BenchCase& b : measures.bounds) rl_cases.push_back({nullptr, {}, 0, b});
+  for (const RlCase& c : rl_cases) {
+    const auto ratios = measures.slice_ratios.find(c.result.name);
+    if (ratios == measures.slice_ratios.end()) continue;
+    // block_steps: the batch steps per slice, rounded (the slices take the run's steps in
+    // 8 nearly equal parts)
+    const RlCase* partner = StatePartner(rl_cases, c);
+    report->paired.push_back({c.result.name, partner ? partner->result.name : c.result.name + "/physics_same_envs",
+                              (c.steps + kSlices / 2) / kSlices, SpreadOf(ratios->second)});
+  }
+  for (RlCase& c : rl_cases) {
+    const Spread rate = SpreadOf(c.result.runs);
+    c.result.env_steps_per_s = rate.median;
+    c.result.ns_per_step = 1e9 / rate.median;  // per environment step (frame_skip physics steps each)
+    c.result.ns_min = 1e9 / rate.max;
+    c.result.ns_max = 1e9 / rate.min;
+    c.result.steps_per_sample = c.env ? c.steps * c.env->num_envs() : 0;
+    c.result.samples = runs;
+    report->cases.push_back(c.result);
+  }
+  RunRolloutBenchmarks(options, runs, report);
 }
 
 }  // namespace nereid
