@@ -236,6 +236,92 @@ void BindFunctions(py::module_& m) {
 }
 
 // nereid.Stepper: Nereid's stepper on MuJoCo's Python objects
+// Stepper.set_current: a constant water current, world frame, m/s (finite).
+void SetCurrent(Stepper& s, double vx, double vy, double vz) {
+  const double v[3] = {vx, vy, vz};
+  for (int i = 0; i < 3; ++i) {
+    if (!std::isfinite(v[i])) {
+      throw py::value_error(std::string("set_current: ") + "xyz"[i] + " velocity v" + "xyz"[i] +
+                            " is " + std::to_string(v[i]) + "; expected a finite number (m/s)");
+    }
+  }
+  const auto lock = s.Lock();
+  s.sim().SetCurrent(nereid::Vec3(vx, vy, vz));
+}
+
+// Stepper.plugin_wrenches: what the passive plugins applied in the last forward pass
+// (include/nereid/plugins.h), one dict per wrench.
+py::list PluginWrenches(Stepper& s) {
+  const auto lock = s.Lock();
+  const mjModel* mm = s.sim().model();
+  const mjData* d = s.sim().data();
+  py::list out;
+  auto add = [&](int i, const char* kind, const nereid::PluginWrench& w) {
+    py::dict e;
+    e["instance"] = nereid::PluginInstanceName(mm, i);
+    e["kind"] = kind;
+    e["body"] = w.body;
+    e["force"] = py::make_tuple(w.force.x(), w.force.y(), w.force.z());
+    e["torque"] = py::make_tuple(w.torque.x(), w.torque.y(), w.torque.z());
+    e["point"] = py::make_tuple(w.point.x(), w.point.y(), w.point.z());
+    out.append(e);
+  };
+  for (int i = 0; i < mm->nplugin; ++i) {
+    nereid::PluginWrench w;
+    if (nereid::LastPluginWrench(mm, d, i, &w, nereid::WrenchPart::kDamping)) {  // hydrodynamics
+      add(i, "damping", w);
+      if (nereid::LastPluginWrench(mm, d, i, &w, nereid::WrenchPart::kAddedMass)) add(i, "added_mass", w);
+    } else if (nereid::LastPluginWrench(mm, d, i, &w)) {  // buoyancy
+      add(i, "buoyancy", w);
+    }
+  }
+  return out;
+}
+
+// Stepper.connections: the UK connections' forces and errors, one dict each.
+py::list Connections(Stepper& s) {
+  const auto lock = s.Lock();
+  py::list out;
+  for (const nereid::ConnectionReport& r : s.sim().ConnectionReports()) {
+    py::dict e;
+    e["name"] = r.name;
+    e["active"] = r.active;
+    e["body1"] = r.body1;
+    e["body2"] = r.body2;
+    e["force"] = py::make_tuple(r.force.x(), r.force.y(), r.force.z());
+    e["torque"] = py::make_tuple(r.torque.x(), r.torque.y(), r.torque.z());
+    e["point"] = py::make_tuple(r.point.x(), r.point.y(), r.point.z());
+    e["position_error"] = r.position_error;
+    e["angle_error"] = r.angle_error;
+    out.append(e);
+  }
+  return out;
+}
+
+// Stepper.drive: the thrusters of `body` set for a body-frame wrench through the thrust
+// allocation; returns the thrusts (N).
+std::vector<double> Drive(Stepper& s, const std::string& body, const std::vector<double>& wrench) {
+  const mjModel* mm = s.sim().model();
+  const int b = mj_name2id(mm, mjOBJ_BODY, body.c_str());
+  if (b < 0) throw py::value_error("drive: no body named '" + body + "'");
+  if (wrench.size() != 6) throw py::value_error("drive: expected 6 values [fx fy fz tx ty tz] (body frame)");
+  for (size_t i = 0; i < 6; ++i) {
+    if (!std::isfinite(wrench[i])) {
+      static constexpr const char* kNames[6] = {"fx", "fy", "fz", "tx", "ty", "tz"};
+      throw py::value_error("drive: wrench " + std::string(kNames[i]) + " (index " + std::to_string(i) +
+                            ") is " + std::to_string(wrench[i]) + "; expected a finite number");
+    }
+  }
+  const nereid::ThrusterSet set = nereid::FindThrusters(mm, b);
+  if (set.actuators.empty()) throw py::value_error("drive: body '" + body + "' has no nereid.thruster actuators");
+  const auto lock = s.Lock();
+  nereid::Vec6 tau;
+  for (int i = 0; i < 6; ++i) tau[i] = wrench[static_cast<size_t>(i)];
+  const Eigen::VectorXd thrust = nereid::Allocate(set.B, tau, set.thrust_min, set.thrust_max);
+  set.SetCommands(mm, s.sim().data(), thrust);
+  return std::vector<double>(thrust.data(), thrust.data() + thrust.size());
+}
+
 void BindStepper(py::module_& m) {
   py::class_<Stepper>(m, "Stepper", R"(Nereid's stepper on a mujoco.MjModel and mujoco.MjData.
 
@@ -254,91 +340,20 @@ nereid.make_data (or nereid.load). It keeps both alive.)")
       .def("reset", &Stepper::Reset, py::arg("key") = -1,
            "Resets to the model's defaults, or to keyframe `key` (>= 0), then a forward pass.")
       .def("_apply_scenario", &Stepper::ApplyScenario, py::arg("path"))
-      .def("set_current", [](Stepper& s, double vx, double vy, double vz) {
-             const double v[3] = {vx, vy, vz};
-             for (int i = 0; i < 3; ++i) {
-               if (!std::isfinite(v[i])) {
-                 throw py::value_error(std::string("set_current: ") + "xyz"[i] + " velocity v" + "xyz"[i] +
-                                       " is " + std::to_string(v[i]) + "; expected a finite number (m/s)");
-               }
-             }
-             const auto lock = s.Lock();
-             s.sim().SetCurrent(nereid::Vec3(vx, vy, vz));
-           },
-           py::arg("vx"), py::arg("vy"), py::arg("vz"), "A constant water current, world frame, m/s.")
+      .def("set_current", &SetCurrent, py::arg("vx"), py::arg("vy"), py::arg("vz"),
+           "A constant water current, world frame, m/s.")
       .def("kinetic_energy", [](Stepper& s) {
              const auto lock = s.Lock();
              return s.sim().KineticEnergy();
            },
            "1/2 qvel^T M qvel with M including added mass (after forward or step).")
-      .def("plugin_wrenches", [](Stepper& s) {
-             // what the passive plugins applied in the last forward pass (include/nereid/plugins.h)
-             const auto lock = s.Lock();
-             const mjModel* mm = s.sim().model();
-             const mjData* d = s.sim().data();
-             py::list out;
-             auto add = [&](int i, const char* kind, const nereid::PluginWrench& w) {
-               py::dict e;
-               e["instance"] = nereid::PluginInstanceName(mm, i);
-               e["kind"] = kind;
-               e["body"] = w.body;
-               e["force"] = py::make_tuple(w.force.x(), w.force.y(), w.force.z());
-               e["torque"] = py::make_tuple(w.torque.x(), w.torque.y(), w.torque.z());
-               e["point"] = py::make_tuple(w.point.x(), w.point.y(), w.point.z());
-               out.append(e);
-             };
-             for (int i = 0; i < mm->nplugin; ++i) {
-               nereid::PluginWrench w;
-               if (nereid::LastPluginWrench(mm, d, i, &w, nereid::WrenchPart::kDamping)) {  // hydrodynamics
-                 add(i, "damping", w);
-                 if (nereid::LastPluginWrench(mm, d, i, &w, nereid::WrenchPart::kAddedMass)) add(i, "added_mass", w);
-               } else if (nereid::LastPluginWrench(mm, d, i, &w)) {  // buoyancy
-                 add(i, "buoyancy", w);
-               }
-             }
-             return out;
-           }, "The wrenches Nereid's passive plugins applied in the last forward pass: dicts with "
-              "instance, kind (damping, added_mass, buoyancy), body, force and torque (world), point.")
-      .def("connections", [](Stepper& s) {
-             const auto lock = s.Lock();
-             py::list out;
-             for (const nereid::ConnectionReport& r : s.sim().ConnectionReports()) {
-               py::dict e;
-               e["name"] = r.name;
-               e["active"] = r.active;
-               e["body1"] = r.body1;
-               e["body2"] = r.body2;
-               e["force"] = py::make_tuple(r.force.x(), r.force.y(), r.force.z());
-               e["torque"] = py::make_tuple(r.torque.x(), r.torque.y(), r.torque.z());
-               e["point"] = py::make_tuple(r.point.x(), r.point.y(), r.point.z());
-               e["position_error"] = r.position_error;
-               e["angle_error"] = r.angle_error;
-               out.append(e);
-             }
-             return out;
-           }, "UK connections (constraints='uk'): name, active, bodies, the constraint force and "
-              "couple on body1 at the connection point (world), and the errors.")
-      .def("drive", [](Stepper& s, const std::string& body, const std::vector<double>& wrench) {
-             const mjModel* mm = s.sim().model();
-             const int b = mj_name2id(mm, mjOBJ_BODY, body.c_str());
-             if (b < 0) throw py::value_error("drive: no body named '" + body + "'");
-             if (wrench.size() != 6) throw py::value_error("drive: expected 6 values [fx fy fz tx ty tz] (body frame)");
-             for (size_t i = 0; i < 6; ++i) {
-               if (!std::isfinite(wrench[i])) {
-                 static constexpr const char* kNames[6] = {"fx", "fy", "fz", "tx", "ty", "tz"};
-                 throw py::value_error("drive: wrench " + std::string(kNames[i]) + " (index " + std::to_string(i) +
-                                       ") is " + std::to_string(wrench[i]) + "; expected a finite number");
-               }
-             }
-             const nereid::ThrusterSet set = nereid::FindThrusters(mm, b);
-             if (set.actuators.empty()) throw py::value_error("drive: body '" + body + "' has no nereid.thruster actuators");
-             const auto lock = s.Lock();
-             nereid::Vec6 tau;
-             for (int i = 0; i < 6; ++i) tau[i] = wrench[static_cast<size_t>(i)];
-             const Eigen::VectorXd thrust = nereid::Allocate(set.B, tau, set.thrust_min, set.thrust_max);
-             set.SetCommands(mm, s.sim().data(), thrust);
-             return std::vector<double>(thrust.data(), thrust.data() + thrust.size());
-           }, py::arg("body"), py::arg("wrench"),
+      .def("plugin_wrenches", &PluginWrenches,
+           "The wrenches Nereid's passive plugins applied in the last forward pass: dicts with "
+           "instance, kind (damping, added_mass, buoyancy), body, force and torque (world), point.")
+      .def("connections", &Connections,
+           "UK connections (constraints='uk'): name, active, bodies, the constraint force and "
+           "couple on body1 at the connection point (world), and the errors.")
+      .def("drive", &Drive, py::arg("body"), py::arg("wrench"),
            "Sets the thrusters of `body` for a body-frame wrench [fx fy fz tx ty tz] (N, N m) "
            "through the thrust allocation; returns the thrusts (N).")
       .def_property_readonly("engine", [](Stepper& s) { return std::string(nereid::ToString(s.sim().engine())); })
