@@ -2,6 +2,7 @@
 // The sensor plugins' public read-outs (include/nereid/plugins.h): their fields' names and
 // reseeding them from a run's seed, and the engine's view of them (their stage, whether
 // MuJoCo's acceleration-stage preparation is needed).
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -94,6 +95,24 @@ void SeedSensors(const mjModel* m, mjData* d, uint64_t run_seed) {
       sensor->Reset();
     });
   }
+}
+
+std::string SensorFasterThanStep(const mjModel* m, const mjData* d) {
+  for (int i = 0; i < m->nplugin; ++i) {
+    if (!d->plugin_data[i]) continue;
+    std::string problem;
+    WithSensorType(PluginName(m, i), [&]<class T>() {
+      const T* sensor = PluginObject<T>(d, i);
+      // the load-time rule (SensorBase::ReadCommon): at most one sample per step
+      if (!(sensor->period() * (1 + 1e-9) < m->opt.timestep)) return;
+      char text[160];
+      std::snprintf(text, sizeof(text), "rate %g Hz is above the physics rate 1/timestep = %g Hz",
+                    1.0 / sensor->period(), 1.0 / m->opt.timestep);
+      problem = std::string(PluginName(m, i)) + " instance '" + sensor->name() + "': " + text;
+    });
+    if (!problem.empty()) return problem;
+  }
+  return "";
 }
 
 std::optional<SensorCalls> NereidSensorCalls(const mjModel* m, const mjData* d) {

@@ -159,6 +159,16 @@ std::string Simulation::UnsupportedOption(OptionSource source) const {
     return where("<option timestep=\"" + std::to_string(o.timestep) + "\">", std::string("timestep = ") + value) +
            ": the time step must be a positive, finite number of seconds";
   }
+  // a longer time step than a sensor's period (the plugins refuse it at load)
+  if (source == OptionSource::kChanged && d_) {
+    if (const std::string sensor = SensorFasterThanStep(m_, d_); !sensor.empty()) {
+      char value[32];
+      std::snprintf(value, sizeof(value), "%g", o.timestep);
+      return where("", std::string("timestep = ") + value) + ": " + sensor +
+             ": a sensor samples at most once per step; keep the time step within the sensor's period or "
+             "lower its rate key";
+    }
+  }
   // MuJoCo 3.14's discrete step map (a constraint solve in the effective metric M + K):
   // neither engine of Nereid's steps with it
   if (o.integrator == mjINT_DISCRETE) {

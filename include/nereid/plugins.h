@@ -50,6 +50,10 @@ std::vector<std::string> SensorFieldNames(const mjModel* m, int sensor);
 // Reseeds every Nereid sensor instance of `d` from a run's seed: their noise streams
 // restart from streams derived from (the instance's `seed` key, run_seed, its name).
 void SeedSensors(const mjModel* m, mjData* d, uint64_t run_seed);
+// The first Nereid sensor instance of `d` whose rate is above the physics rate 1/timestep
+// (a time step made longer after loading: it would sample once per step, below its rate),
+// as "<plugin> instance '<name>': rate ... Hz is above ..."; "" when none.
+std::string SensorFasterThanStep(const mjModel* m, const mjData* d);
 // Throws ConfigError when a sensor element of a Nereid sensor plugin in `spec` sets MuJoCo's
 // own delay, interval or noise (Nereid's sensors take latency, rate and noise from their
 // plugin keys). MJCF refuses those attributes on <sensor><plugin>; an mjSpec edit can set

@@ -252,6 +252,27 @@ def test_an_option_the_stepper_cannot_honour_is_refused_before_stepping(field, v
     assert data.time > state[0]
 
 
+@pytest.mark.parametrize("engine", ["nereid", "mujoco"])
+def test_a_time_step_longer_than_a_sensors_period_is_refused(engine):
+    """The sensor plugins refuse a rate above the physics rate at load; a time step made
+    longer afterwards would sample the IMU (100 Hz) once per step, below its rate."""
+    model, data = nereid.load(nereid.model_path("bluerov2_heavy_sensors"))
+    s = nereid.stepper(model, data, engine=engine)
+    model.opt.timestep = 0.01  # 100 Hz: the IMU's rate, one sample per step
+    s.step(2)
+    model.opt.timestep = 0.02
+    time = data.time
+    for call in (s.step, s.forward):
+        with pytest.raises(nereid.Error, match=r"mjModel\.opt\.timestep = 0\.02" + CHANGED +
+                           r"nereid\.imu instance 'imu': rate 100 Hz is above the physics rate 1/timestep = 50 Hz: "
+                           "a sensor samples at most once per step"):
+            call()
+    assert data.time == time  # nothing stepped
+    model.opt.timestep = 0.005
+    s.step(2)
+    assert data.time > time
+
+
 DELAYED = """<mujoco><worldbody><body><joint name="j"/><geom size="0.1"/></body></worldbody>
 <actuator><motor joint="j" delay="0.01" nsample="4"/></actuator></mujoco>"""
 
