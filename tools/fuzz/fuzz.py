@@ -1790,7 +1790,7 @@ def python_available(args):
     return results[0], results[1] is None
 
 
-def main(argv=None):
+def argument_parser():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--nereid", required=True, help="the nereid executable")
@@ -1820,55 +1820,12 @@ def main(argv=None):
     ap.add_argument("--show", type=int, default=3,
                     help="failures printed in full per outcome or flag (default 3)")
     ap.add_argument("--list", type=int, metavar="N", help="print the first N cases (no runs) and exit")
-    args = ap.parse_args(argv)
+    return ap
 
-    args.nereid = os.path.abspath(args.nereid)
-    args.source = os.path.abspath(args.source)
-    if not (os.path.isfile(args.nereid) and os.access(args.nereid, os.X_OK)):
-        ap.error(f"{args.nereid}: not an executable")
-    if not os.path.isdir(os.path.join(args.source, "models")):
-        ap.error(f"{args.source}: no models/ folder")
-    args.python_path = os.path.abspath(args.python_path or os.path.join(os.path.dirname(args.nereid), "python"))
-    kinds = [k for k in args.kinds.split(",") if k]
-    if not kinds or any(k not in KINDS for k in kinds):
-        ap.error(f"--kinds: choose from {', '.join(KINDS)}")
-    if args.keep_failures:
-        args.keep_failures = os.path.abspath(args.keep_failures)
-        os.makedirs(args.keep_failures, exist_ok=True)
-    own_work = not args.work
-    work = os.path.abspath(args.work) if args.work else tempfile.mkdtemp(prefix="nereid-fuzz-")
-    os.makedirs(work, exist_ok=True)
-    for old in os.listdir(work):  # case folders of an earlier run
-        if old.startswith("case-"):
-            shutil.rmtree(os.path.join(work, old), ignore_errors=True)
 
-    try:
-        v = subprocess.run([args.nereid, "version"], capture_output=True, text=True, timeout=60,
-                           stdin=subprocess.DEVNULL)
-        if v.returncode != 0:
-            raise OSError(f"exit {v.returncode}: {v.stderr.strip()[:300]}")
-    except (OSError, subprocess.TimeoutExpired) as e:
-        print(f"fuzz.py: {args.nereid} version fails: {e}", file=sys.stderr)
-        return 2
-    seeds = load_seeds(args.source)
-    if not seeds[0] or not seeds[1]:
-        ap.error(f"{args.source}: no models/**/*.xml or scenarios/**/*.json found")
-    plugin_keys = load_plugin_keys(args.source)
-    commands = read_cli_commands(args.nereid)
-    unwritable = probe_unwritable(work)
-    envs = True
-    if "python" in kinds and not args.list:
-        why, envs = python_available(args)
-        if why and args.need_python:
-            print(f"fuzz.py: the python kind cannot run: {why}", file=sys.stderr)
-            return 2
-        if why:
-            kinds.remove("python")
-            print(f"fuzz.py: the python kind is skipped: {why}", flush=True)
-        elif not envs:
-            print("fuzz.py: the RL environments do not import (Gymnasium?): their operations are skipped", flush=True)
-    gen = Generator(args, seeds, plugin_keys, commands, unwritable, envs)
-
+def case_stream(args, gen, seeds, plugin_keys, kinds):
+    """The cases to run, in order: --case's, or the shipped inputs, the coverage cases and
+    the mutants (endless)."""
     def coverage():
         counts = gen.coverage_counts()
         for kind, prefix in (("cli", "cli"), ("xml", "xml"), ("python", "py"), ("file", "file")):
@@ -1910,24 +1867,26 @@ def main(argv=None):
             yield from coverage()
         yield from mutants()
 
-    if args.list is not None:
-        cases = generate()
-        for _ in range(args.list):
-            c = next(cases, None)
-            if c is None:
-                break
-            print(f"{c.id:>9} {c.kind:<9} {short(c.origin, 40):<44} {len(c.data or b''):>9} B  "
-                  f"{'E ' if (case_expect(c) or {}).get('error') else '  '}{short(c.description, 120)}")
-        return 0
+    return generate()
 
+
+def list_cases(cases, n):
+    """--list N: the first N cases, one line each."""
+    for _ in range(n):
+        c = next(cases, None)
+        if c is None:
+            break
+        print(f"{c.id:>9} {c.kind:<9} {short(c.origin, 40):<44} {len(c.data or b''):>9} B  "
+              f"{'E ' if (case_expect(c) or {}).get('error') else '  '}{short(c.description, 120)}")
+
+
+def run_cases(cases, args, work):
+    """Runs the cases on args.jobs threads until the budget is spent (the shipped and
+    coverage cases whatever it is); returns (results, the cases by id, wall seconds).
+    Raises EnvironmentProblem when the machine cannot run a case."""
     start = time.monotonic()
     results = []
     by_id = {}
-    print(f"nereid fuzz: {args.nereid} on {args.source}, seed {args.seed}, budget {args.seconds:g} s, "
-          f"timeout {args.timeout:g} s, work {work}; coverage cases: "
-          + ", ".join(f"{k} {n}" for k, n in gen.coverage_counts().items() if k in kinds)
-          + f"; unwritable folder: {unwritable or 'none found'}", flush=True)
-    cases = generate()
     pending = set()
     next_progress = start + 15
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
@@ -1952,13 +1911,10 @@ def main(argv=None):
             for fut in done:
                 try:
                     r = fut.result()
-                except EnvironmentProblem as e:
+                except EnvironmentProblem:
                     for p in pending:
                         p.cancel()
-                    print(f"fuzz.py: stopped: {e}", file=sys.stderr)
-                    if own_work:
-                        shutil.rmtree(work, ignore_errors=True)
-                    return 2
+                    raise
                 results.append(r)
                 if r["outcome"] in FAILING or r["flags"]:
                     print(f"  FAIL case {r['id']} ({r['kind']}, {r['origin']}): "
@@ -1967,8 +1923,12 @@ def main(argv=None):
             if time.monotonic() > next_progress:
                 next_progress += 15
                 print(f"  ... {len(results)} cases, {time.monotonic() - start:.0f} s", flush=True)
-    wall = time.monotonic() - start
+    return results, by_id, time.monotonic() - start
 
+
+def summarise(results, by_id, wall, args):
+    """Prints the outcomes, the slowest case and the failures (args.show of each kind, with
+    a line to reproduce each); writes the JSON report (--json); returns the failures."""
     def order(r):
         prefix, _, n = r["id"].rpartition("-")
         return (["shipped", "cli", "xml", "py", ""].index(prefix) if prefix in ("shipped", "cli", "xml", "py") else 4,
@@ -2018,6 +1978,76 @@ def main(argv=None):
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
         with open(args.json, "w") as f:
             json.dump(report, f, indent=1)
+    return failures
+
+
+def main(argv=None):
+    ap = argument_parser()
+    args = ap.parse_args(argv)
+
+    args.nereid = os.path.abspath(args.nereid)
+    args.source = os.path.abspath(args.source)
+    if not (os.path.isfile(args.nereid) and os.access(args.nereid, os.X_OK)):
+        ap.error(f"{args.nereid}: not an executable")
+    if not os.path.isdir(os.path.join(args.source, "models")):
+        ap.error(f"{args.source}: no models/ folder")
+    args.python_path = os.path.abspath(args.python_path or os.path.join(os.path.dirname(args.nereid), "python"))
+    kinds = [k for k in args.kinds.split(",") if k]
+    if not kinds or any(k not in KINDS for k in kinds):
+        ap.error(f"--kinds: choose from {', '.join(KINDS)}")
+    if args.keep_failures:
+        args.keep_failures = os.path.abspath(args.keep_failures)
+        os.makedirs(args.keep_failures, exist_ok=True)
+    own_work = not args.work
+    work = os.path.abspath(args.work) if args.work else tempfile.mkdtemp(prefix="nereid-fuzz-")
+    os.makedirs(work, exist_ok=True)
+    for old in os.listdir(work):  # case folders of an earlier run
+        if old.startswith("case-"):
+            shutil.rmtree(os.path.join(work, old), ignore_errors=True)
+
+    try:
+        v = subprocess.run([args.nereid, "version"], capture_output=True, text=True, timeout=60,
+                           stdin=subprocess.DEVNULL)
+        if v.returncode != 0:
+            raise OSError(f"exit {v.returncode}: {v.stderr.strip()[:300]}")
+    except (OSError, subprocess.TimeoutExpired) as e:
+        print(f"fuzz.py: {args.nereid} version fails: {e}", file=sys.stderr)
+        return 2
+    seeds = load_seeds(args.source)
+    if not seeds[0] or not seeds[1]:
+        ap.error(f"{args.source}: no models/**/*.xml or scenarios/**/*.json found")
+    plugin_keys = load_plugin_keys(args.source)
+    commands = read_cli_commands(args.nereid)
+    unwritable = probe_unwritable(work)
+    envs = True
+    if "python" in kinds and not args.list:
+        why, envs = python_available(args)
+        if why and args.need_python:
+            print(f"fuzz.py: the python kind cannot run: {why}", file=sys.stderr)
+            return 2
+        if why:
+            kinds.remove("python")
+            print(f"fuzz.py: the python kind is skipped: {why}", flush=True)
+        elif not envs:
+            print("fuzz.py: the RL environments do not import (Gymnasium?): their operations are skipped", flush=True)
+    gen = Generator(args, seeds, plugin_keys, commands, unwritable, envs)
+
+    cases = case_stream(args, gen, seeds, plugin_keys, kinds)
+    if args.list is not None:
+        list_cases(cases, args.list)
+        return 0
+    print(f"nereid fuzz: {args.nereid} on {args.source}, seed {args.seed}, budget {args.seconds:g} s, "
+          f"timeout {args.timeout:g} s, work {work}; coverage cases: "
+          + ", ".join(f"{k} {n}" for k, n in gen.coverage_counts().items() if k in kinds)
+          + f"; unwritable folder: {unwritable or 'none found'}", flush=True)
+    try:
+        results, by_id, wall = run_cases(cases, args, work)
+    except EnvironmentProblem as e:
+        print(f"fuzz.py: stopped: {e}", file=sys.stderr)
+        if own_work:
+            shutil.rmtree(work, ignore_errors=True)
+        return 2
+    failures = summarise(results, by_id, wall, args)
     if own_work and not failures:
         shutil.rmtree(work, ignore_errors=True)
     elif failures:
