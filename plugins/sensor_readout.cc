@@ -103,8 +103,7 @@ std::string SensorFasterThanStep(const mjModel* m, const mjData* d) {
     std::string problem;
     WithSensorType(PluginName(m, i), [&]<class T>() {
       const T* sensor = PluginObject<T>(d, i);
-      // the load-time rule (SensorBase::ReadCommon): at most one sample per step
-      if (!(sensor->period() * (1 + 1e-9) < m->opt.timestep)) return;
+      if (!RateAbovePhysics(1.0 / sensor->period(), m->opt.timestep)) return;
       char text[160];
       std::snprintf(text, sizeof(text), "rate %g Hz is above the physics rate 1/timestep = %g Hz",
                     1.0 / sensor->period(), 1.0 / m->opt.timestep);

@@ -23,8 +23,8 @@ const NavigationSensors& CheckedSensors(const NavigationSensors& s, const Naviga
                                         const std::string& model) {
   const char* b = mj_id2name(m, mjOBJ_BODY, body);
   auto missing = [&](const std::string& what) {
-    throw ConfigError(where + ": \"feedback\": \"estimate\" needs " + what + " on body '" + (b ? b : "") +
-                      "' of model " + model + " (docs/sensors.md, \"Navigation\")");
+    throw ConfigError(where + ": the navigation filter (\"feedback\": \"estimate\" or \"navigation\") needs " + what +
+                      " on body '" + (b ? b : "") + "' of model " + model + " (docs/sensors.md, \"Navigation\")");
   };
   if (!s.imu.present()) missing("a nereid.imu sensor (the filter's propagation)");
   if (!s.pressure.present()) missing("a nereid.pressure sensor (depth)");

@@ -445,11 +445,9 @@ void ReadMpcOptions(const Reader& r, const json& j, const std::string& path, Mpc
   cost("cost_rot", &o->cost_rot);
   if (j.contains("cost_thrust")) {
     o->cost_thrust = r.Number(j["cost_thrust"], path + "/cost_thrust");
-    if (!(o->cost_thrust > 0)) {
-      r.Fail(path + "/cost_thrust",
-             "must be > 0 (R = cost_thrust I is the QP's Hessian in the thrusts: without it the QP is "
-             "singular; a tiny value such as 1e-6 weighs thrust as little as you like)",
-             &j["cost_thrust"]);
+    const detail::JsonKey& key = detail::kMpcControllerKeys.At("cost_thrust");  // above 0
+    if (!(o->cost_thrust > key.min)) {
+      r.Fail(path + "/cost_thrust", std::string("must be > 0 (") + kCostThrustReason + ")", &j["cost_thrust"]);
     }
   }
   if (j.contains("velocity_limit")) o->velocity_limit = r.Positive(j["velocity_limit"], path + "/velocity_limit");

@@ -159,12 +159,14 @@ std::string Simulation::UnsupportedOption(OptionSource source) const {
     return where("<option timestep=\"" + std::to_string(o.timestep) + "\">", std::string("timestep = ") + value) +
            ": the time step must be a positive, finite number of seconds";
   }
-  // a longer time step than a sensor's period (the plugins refuse it at load)
-  if (source == OptionSource::kChanged && d_) {
+  // a longer time step than a sensor's period: the plugins refuse it when their data is
+  // made; a time step set on data made before (attached, or changed after loading) is checked here
+  if (d_) {
     if (const std::string sensor = SensorFasterThanStep(m_, d_); !sensor.empty()) {
       char value[32];
       std::snprintf(value, sizeof(value), "%g", o.timestep);
-      return where("", std::string("timestep = ") + value) + ": " + sensor +
+      return where(std::string("<option timestep=\"") + value + "\">", std::string("timestep = ") + value) + ": " +
+             sensor +
              ": a sensor samples at most once per step; keep the time step within the sensor's period or "
              "lower its rate key";
     }

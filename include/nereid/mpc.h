@@ -81,6 +81,11 @@ inline bool ParseMpcPrediction(std::string_view text, MpcPrediction* prediction)
 Eigen::VectorXd SeedDynamics(const VehiclePredictionModel& model, const Eigen::VectorXd& x,
                              const Eigen::VectorXd& u);
 
+// Why cost_thrust must be > 0 (the scenario parser's and VehicleMpc's message).
+inline constexpr const char* kCostThrustReason =
+    "R = cost_thrust I is the QP's Hessian in the thrusts: without it the QP is singular; a tiny value such as "
+    "1e-6 weighs thrust as little as you like";
+
 struct MpcOptions {
   int horizon = 15;               // N (eq. 4.5), 1..kMaxHorizon
   double control_period = 0.5;    // s: a new plan every period, also the RK4 step

@@ -71,7 +71,7 @@ void SensorBase::ReadCommon(const mjModel* m, int instance, const ConfigReader& 
   const double rate = config.Number(rate_key);
   const double physics_rate = 1.0 / m->opt.timestep;
   if (!(rate > 0)) config.Fail(rate_key, "must be > 0 (Hz)");
-  if (rate > physics_rate * (1 + 1e-9)) {
+  if (RateAbovePhysics(rate, m->opt.timestep)) {
     char limit[64];
     std::snprintf(limit, sizeof(limit), "%g Hz", physics_rate);
     config.Fail(rate_key, std::string("is above the physics rate 1/timestep = ") + limit +

@@ -28,6 +28,10 @@ inline constexpr ConfigKey kSeed{"seed", "—", "0"};
 inline constexpr double kMaxLatency = 60;  // s
 }  // namespace sensor_keys
 
+// A sensor samples at most once per step: a rate above the physics rate 1/timestep (beyond
+// the rounding of 1e-9) is refused, at load and when the time step changes.
+inline bool RateAbovePhysics(double rate, double timestep) { return rate * timestep > 1 + 1e-9; }
+
 class SensorBase {
  public:
   // Reads the common keys (site, rate, latency, seed) and finds the sensor element.

@@ -50,9 +50,7 @@ VehicleMpc::VehicleMpc(const Simulation& sim, int body, const MpcOptions& option
   // in the velocities): with no thrust cost the QP is singular and the solver spins
   if (!(options.cost_thrust > 0) || !std::isfinite(options.cost_thrust)) {
     throw ConfigError("MPC: cost_thrust must be > 0 (got " + std::to_string(options.cost_thrust) +
-                      "): R = cost_thrust I is the QP's Hessian in the thrusts, and without it the QP "
-                      "is singular (one plan ran for 80 s); a tiny value such as 1e-6 weighs thrust "
-                      "as little as you like");
+                      "): " + kCostThrustReason);
   }
   if (options.max_line_search < 1 || options.max_line_search > MpcOptions::kMaxLineSearch) {
     throw ConfigError("MPC: max_line_search must be in 1.." + std::to_string(MpcOptions::kMaxLineSearch) +

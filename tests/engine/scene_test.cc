@@ -143,7 +143,7 @@ TEST_CASE("the added mass stays exact with contacts: resting on the seabed") {
   // gravity and no buoyancy: the box falls 0.4 m onto the seabed at 5.5 m and rests there
   auto sim = Load(Vehicle(true), ParseScene(R"({"seabed_depth": 5.5})"));
   for (int k = 0; k < 600; ++k) sim->Step();
-  CHECK(sim->data()->qpos[2] == doctest::Approx(-5.4).epsilon(1e-3));
+  CHECK(sim->data()->qpos[2] == doctest::Approx(-5.4).epsilon(1e-3).scale(0));
   CHECK(std::abs(sim->data()->qvel[2]) < 1e-3);
   CheckAddedMassExact(*sim);
 }

@@ -271,6 +271,10 @@ def test_a_time_step_longer_than_a_sensors_period_is_refused(engine):
     model.opt.timestep = 0.005
     s.step(2)
     assert data.time > time
+    # the same time step given when a stepper is made on data made before
+    with pytest.raises(nereid.Error, match=r"mjModel\.opt\.timestep = 0\.02\): nereid\.imu instance 'imu': rate "
+                       r"100 Hz is above the physics rate 1/timestep = 50 Hz"):
+        nereid.Stepper(model, data, engine=engine, timestep=0.02)
 
 
 DELAYED = """<mujoco><worldbody><body><joint name="j"/><geom size="0.1"/></body></worldbody>

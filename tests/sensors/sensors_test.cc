@@ -94,6 +94,9 @@ void SetMotion(Simulation* sim) {
   for (int i = 0; i < 6; ++i) d->qvel[i] = v[i];
 }
 
+// The sample standard deviation. (doctest's Approx(x).epsilon(e) accepts |a - x| < e (scale +
+// max(|a|, |x|)) with scale 1: for the small deviations compared here that is an absolute
+// tolerance of about e; the statistical checks add .scale(0), so that e is relative.)
 double Std(const std::vector<double>& x) {
   double mean = 0;
   for (double v : x) mean += v;
@@ -121,7 +124,7 @@ TEST_SUITE("sensor_math") {
     for (double& v : x) mean += (v = s.Normal());
     mean /= static_cast<double>(x.size());
     CHECK(std::abs(mean) < 0.01);
-    CHECK(Std(x) == doctest::Approx(1.0).epsilon(0.01));
+    CHECK(Std(x) == doctest::Approx(1.0).epsilon(0.01).scale(0));
   }
 
   TEST_CASE("the ziggurat's normal draws follow the normal distribution, tails and wedges included") {
@@ -225,9 +228,9 @@ TEST_SUITE("sensor_math") {
       yw[static_cast<size_t>(i)] = a.Sample(white, dt, 0, &s);
       yk[static_cast<size_t>(i)] = b.Sample(walk, dt, 0, &s);
     }
-    CHECK(AllanDeviation(yw, dt, 10) == doctest::Approx(N / std::sqrt(1.0)).epsilon(0.03));
-    CHECK(AllanDeviation(yw, dt, 1000) == doctest::Approx(N / std::sqrt(100.0)).epsilon(0.05));
-    CHECK(AllanDeviation(yk, dt, 10000) == doctest::Approx(K * std::sqrt(1000.0 / 3)).epsilon(0.2));
+    CHECK(AllanDeviation(yw, dt, 10) == doctest::Approx(N / std::sqrt(1.0)).epsilon(0.03).scale(0));
+    CHECK(AllanDeviation(yw, dt, 1000) == doctest::Approx(N / std::sqrt(100.0)).epsilon(0.05).scale(0));
+    CHECK(AllanDeviation(yk, dt, 10000) == doctest::Approx(K * std::sqrt(1000.0 / 3)).epsilon(0.2).scale(0));
   }
 
   TEST_CASE("pressure and depth are inverse; quantisation rounds to the step") {
@@ -554,9 +557,9 @@ TEST_SUITE("sensors") {
       angle.push_back((error.angle() * error.axis()).x());
       range = 2.9;  // -5.1 - -8
     }
-    CHECK(Std(x) == doctest::Approx(0.02 * range).epsilon(0.04));
-    CHECK(Std(z) == doctest::Approx(0.02 * range).epsilon(0.04));
-    CHECK(Std(angle) == doctest::Approx(0.03).epsilon(0.04));
+    CHECK(Std(x) == doctest::Approx(0.02 * range).epsilon(0.04).scale(0));
+    CHECK(Std(z) == doctest::Approx(0.02 * range).epsilon(0.04).scale(0));
+    CHECK(Std(angle) == doctest::Approx(0.03).epsilon(0.04).scale(0));
   }
 
   TEST_CASE("noise: pressure and DVL standard deviations and rates match their settings") {
@@ -583,11 +586,11 @@ TEST_SUITE("sensors") {
     }
     // 200 s at 20 Hz: 4000 samples
     CHECK(changes == 4000);
-    CHECK(Std(p) == doctest::Approx(30).epsilon(0.03));
+    CHECK(Std(p) == doctest::Approx(30).epsilon(0.03).scale(0));
     // least squares over 4 beams at angle a: std(vx) = sigma / (sqrt(2) sin a),
     // std(vz) = sigma / (2 cos a)
-    CHECK(Std(vx) == doctest::Approx(0.01 / (std::sqrt(2.0) * std::sin(30 * kDeg))).epsilon(0.03));
-    CHECK(Std(vz) == doctest::Approx(0.01 / (2 * std::cos(30 * kDeg))).epsilon(0.03));
+    CHECK(Std(vx) == doctest::Approx(0.01 / (std::sqrt(2.0) * std::sin(30 * kDeg))).epsilon(0.03).scale(0));
+    CHECK(Std(vz) == doctest::Approx(0.01 / (2 * std::cos(30 * kDeg))).epsilon(0.03).scale(0));
   }
 
   TEST_CASE("noise: DVL dropouts, its speed- and range-dependent beam noise and range noise match their settings") {
@@ -618,8 +621,8 @@ TEST_SUITE("sensors") {
         CHECK((y[3] == 1 || y[3] == 0));  // no water track: lock or none
       }
       // binomial standard errors 0.0014 and 0.0027: tolerances about 7 of them
-      CHECK(static_cast<double>(lost) / static_cast<double>(beams) == doctest::Approx(0.2).epsilon(0.05));
-      CHECK(static_cast<double>(locked) / n == doctest::Approx(0.8192).epsilon(0.02));
+      CHECK(static_cast<double>(lost) / static_cast<double>(beams) == doctest::Approx(0.2).epsilon(0.05).scale(0));
+      CHECK(static_cast<double>(locked) / n == doctest::Approx(0.8192).epsilon(0.02).scale(0));
     }
     {  // at rest, range-dependent noise: sigma = 0.001 + 0.002 x 17.2 m; the range's own
        // noise a fraction 0.005 of it. 20000 samples: the std's standard error 0.5 %; tolerance 3 %
@@ -635,10 +638,10 @@ TEST_SUITE("sensors") {
         range.push_back(y[5]);
       }
       const double slant = 14.9 / std::cos(a), sigma = 0.001 + 0.002 * slant;
-      CHECK(mean_of(range) == doctest::Approx(slant).epsilon(1e-3));
-      CHECK(Std(range) == doctest::Approx(0.005 * slant).epsilon(0.03));
-      CHECK(Std(vx) == doctest::Approx(sigma / (std::sqrt(2.0) * std::sin(a))).epsilon(0.03));
-      CHECK(Std(vz) == doctest::Approx(sigma / (2 * std::cos(a))).epsilon(0.03));
+      CHECK(mean_of(range) == doctest::Approx(slant).epsilon(1e-3).scale(0));
+      CHECK(Std(range) == doctest::Approx(0.005 * slant).epsilon(0.03).scale(0));
+      CHECK(Std(vx) == doctest::Approx(sigma / (std::sqrt(2.0) * std::sin(a))).epsilon(0.03).scale(0));
+      CHECK(Std(vz) == doctest::Approx(sigma / (2 * std::cos(a))).epsilon(0.03).scale(0));
     }
     {  // descending at 0.5 m/s: every beam's radial speed 0.5 cos a, sigma = 0.001 + 0.02 x
        // 0.5 cos a; vz constant. 2000 samples (20 s, 10 m of descent): standard error 1.6 %, tolerance 5 %
@@ -655,9 +658,9 @@ TEST_SUITE("sensors") {
         vx.push_back(y[0]);
       }
       const double sigma = 0.001 + 0.02 * 0.5 * std::cos(a);
-      CHECK(std::abs(mean_of(vz)) == doctest::Approx(0.5).epsilon(2e-3));  // the site's z looks down
-      CHECK(Std(vz) == doctest::Approx(sigma / (2 * std::cos(a))).epsilon(0.05));
-      CHECK(Std(vx) == doctest::Approx(sigma / (std::sqrt(2.0) * std::sin(a))).epsilon(0.05));
+      CHECK(std::abs(mean_of(vz)) == doctest::Approx(0.5).epsilon(2e-3).scale(0));  // the site's z looks down
+      CHECK(Std(vz) == doctest::Approx(sigma / (2 * std::cos(a))).epsilon(0.05).scale(0));
+      CHECK(Std(vx) == doctest::Approx(sigma / (std::sqrt(2.0) * std::sin(a))).epsilon(0.05).scale(0));
     }
   }
 
@@ -679,9 +682,9 @@ TEST_SUITE("sensors") {
         bearing.push_back(y[4]);
         elevation.push_back(y[5]);
       }
-      CHECK(Std(range) == doctest::Approx(0.2).epsilon(0.03));
-      CHECK(Std(bearing) == doctest::Approx(0.02).epsilon(0.03));
-      CHECK(Std(elevation) == doctest::Approx(0.02).epsilon(0.03));
+      CHECK(Std(range) == doctest::Approx(0.2).epsilon(0.03).scale(0));
+      CHECK(Std(bearing) == doctest::Approx(0.02).epsilon(0.03).scale(0));
+      CHECK(Std(elevation) == doctest::Approx(0.02).epsilon(0.03).scale(0));
     }
     {  // beyond max_range no fix: the same geometry, max_range 12 m < 12.5 m
       auto sim = Simulation::LoadString(
@@ -702,7 +705,7 @@ TEST_SUITE("sensors") {
         REQUIRE(y[1] == 1);
         range.push_back(y[0]);
       }
-      CHECK(Std(range) == doctest::Approx(0.01 + 0.005 * 14.9).epsilon(0.03));
+      CHECK(Std(range) == doctest::Approx(0.01 + 0.005 * 14.9).epsilon(0.03).scale(0));
     }
     {  // the accelerometer at rest without gravity reads b0 + white noise: sigma_w / sqrt(T)
       auto sim = Simulation::LoadString(
@@ -715,7 +718,7 @@ TEST_SUITE("sensors") {
         sim->Step();
         ax.push_back(Reading(*sim, "imu")[0]);
       }
-      CHECK(Std(ax) == doctest::Approx(0.002 / std::sqrt(0.01)).epsilon(0.03));
+      CHECK(Std(ax) == doctest::Approx(0.002 / std::sqrt(0.01)).epsilon(0.03).scale(0));
     }
     {  // the turn-on bias: one draw per axis and run, standard deviation 0.1 m/s^2; 600 draws
        // (200 seeds x 3 axes, white noise 100 times smaller): standard error 2.9 %, tolerance 10 %
@@ -732,7 +735,7 @@ TEST_SUITE("sensors") {
         const std::vector<double> y = Reading(*sim, "imu");
         b0.insert(b0.end(), y.begin(), y.begin() + 3);
       }
-      CHECK(Std(b0) == doctest::Approx(0.1).epsilon(0.1));
+      CHECK(Std(b0) == doctest::Approx(0.1).epsilon(0.1).scale(0));
     }
     {  // scale factor and quantisation: at rest under gravity, noise and biases off, the up
        // axis reads q((1 + s) 9.81), a whole number of resolution steps
@@ -777,8 +780,8 @@ TEST_SUITE("sensors") {
       sim->Step();
       gx.push_back(Reading(*sim, "imu")[3]);
     }
-    CHECK(AllanDeviation(gx, 0.01, 10) == doctest::Approx(N / std::sqrt(0.1)).epsilon(0.05));
-    CHECK(AllanDeviation(gx, 0.01, 100) == doctest::Approx(N / std::sqrt(1.0)).epsilon(0.1));
+    CHECK(AllanDeviation(gx, 0.01, 10) == doctest::Approx(N / std::sqrt(0.1)).epsilon(0.05).scale(0));
+    CHECK(AllanDeviation(gx, 0.01, 100) == doctest::Approx(N / std::sqrt(1.0)).epsilon(0.1).scale(0));
   }
 
   TEST_CASE("noisy runs are bitwise reproducible, follow the seed and survive mj_copyData") {
@@ -979,8 +982,8 @@ TEST_SUITE("sensor_errors") {
         CHECK(std::string(e.what()).find("unrecognized attribute") != std::string::npos);
       }
     }
-    // set through an mjSpec edit (SimulationOptions::edit; the mujoco package's
-    // spec.sensors[i].noise = ...): Nereid's loading refuses them before the compile, naming
+    // set through an mjSpec edit in Nereid's loading (SimulationOptions::edit): refused
+    // before the compile, naming
     // the file, the plugin instance, the sensor, the attribute and its value
     struct Field {
       const char* attribute;

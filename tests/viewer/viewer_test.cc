@@ -196,8 +196,8 @@ TEST_SUITE("viewer_overlays") {
     CHECK(weight.mat[8] == doctest::Approx(-1));
     CHECK(buoyancy.mat[8] == doctest::Approx(1));
     // lengths proportional to the forces: buoyancy 114.8 N, weight 112.8 N
-    CHECK(buoyancy.size[2] / weight.size[2] == doctest::Approx(1000 * 11.702e-3 / 11.5).epsilon(1e-3));
-    CHECK(weight.size[2] == doctest::Approx(0.5 * m->stat.extent).epsilon(1e-3));
+    CHECK(buoyancy.size[2] / weight.size[2] == doctest::Approx(1000 * 11.702e-3 / 11.5).epsilon(1e-3).scale(0));
+    CHECK(weight.size[2] == doctest::Approx(0.5 * m->stat.extent).epsilon(1e-3).scale(0));
 
     // at rest in still water: no damping, no current, no tether, no equality
     scn.ngeom = 0;
@@ -320,7 +320,7 @@ TEST_SUITE("viewer_overlays") {
     AddOverlays(m, d, *sim, 1, set, scales, &scn);
     REQUIRE(scn.ngeom == 1);
     CHECK(scn.geoms[0].mat[2] == doctest::Approx(1));  // along world x, the site's +z
-    CHECK(scn.geoms[0].size[2] == doctest::Approx(scales.force * 2).epsilon(1e-3));
+    CHECK(scn.geoms[0].size[2] == doctest::Approx(scales.force * 2).epsilon(1e-3).scale(0));
 
     scn.ngeom = 0;
     set.reset();
