@@ -585,31 +585,25 @@ std::string ReadModelPath(const Reader& r, const json& root, const std::string& 
   return model.lexically_normal().string();
 }
 
+// Top-level key `key`, when given: one of an enum's names (`parse` reads them), "expected
+// a, b or c" otherwise.
+template <class T, class Names>
+void ReadNamed(const Reader& r, const json& root, const char* key, bool (*parse)(std::string_view, T*),
+               const Names& names, std::optional<T>* out) {
+  if (!root.contains(key)) return;
+  const std::string path = std::string("/") + key;
+  T value;
+  if (!parse(r.String(root[key], path), &value)) r.Fail(path, "expected " + NameChoices(names), &root[key]);
+  *out = value;
+}
+
 // How the run steps: duration, dt, integrator, engine, constraints, keyframe.
 void ReadStepping(const Reader& r, const json& root, Scenario* s) {
   if (root.contains("duration")) s->duration = r.Positive(root["duration"], "/duration");
   if (root.contains("dt")) s->dt = r.Positive(root["dt"], "/dt");
-  if (root.contains("integrator")) {
-    Integrator integrator;
-    if (!ParseIntegrator(r.String(root["integrator"], "/integrator"), &integrator)) {
-      r.Fail("/integrator", "expected " + NameChoices(kIntegratorNames), &root["integrator"]);
-    }
-    s->integrator = integrator;
-  }
-  if (root.contains("engine")) {
-    Engine engine;
-    if (!ParseEngine(r.String(root["engine"], "/engine"), &engine)) {
-      r.Fail("/engine", "expected " + NameChoices(kEngineNames), &root["engine"]);
-    }
-    s->engine = engine;
-  }
-  if (root.contains("constraints")) {
-    ConstraintMethod method;
-    if (!ParseConstraintMethod(r.String(root["constraints"], "/constraints"), &method)) {
-      r.Fail("/constraints", "expected " + NameChoices(kConstraintMethodNames), &root["constraints"]);
-    }
-    s->constraints = method;
-  }
+  ReadNamed(r, root, "integrator", &ParseIntegrator, kIntegratorNames, &s->integrator);
+  ReadNamed(r, root, "engine", &ParseEngine, kEngineNames, &s->engine);
+  ReadNamed(r, root, "constraints", &ParseConstraintMethod, kConstraintMethodNames, &s->constraints);
   if (root.contains("keyframe")) {
     // bounded before the conversion (4294967296 wrapped to 0); the model's count is checked in Apply
     s->keyframe = ReadInt(r, root["keyframe"], "/keyframe", 0, std::numeric_limits<int>::max());
