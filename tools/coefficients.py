@@ -37,7 +37,7 @@ import time
 import xml.etree.ElementTree as ET
 
 import numpy as np
-from tool_args import integer, number
+from tool_args import integer, is_number, number
 
 # The most panels one solve may have: the direct method stores two dense N x N matrices
 # (8 bytes an entry) and factorises one; 6000 panels take about 0.6 GB and minutes.
@@ -707,7 +707,10 @@ def parse_ref(text):
     if t in ("cb", "cg", "origin"):
         return t
     try:
-        v = [float(x) for x in text.split(",")]
+        parts = text.split(",")
+        if not all(is_number(x) for x in parts):  # ASCII digits: float() would take '\u0661'
+            raise ValueError
+        v = [float(x) for x in parts]
         if len(v) != 3 or not all(math.isfinite(x) for x in v):
             raise ValueError
         return np.array(v)

@@ -20,7 +20,7 @@ import re
 import sys
 
 import numpy as np
-from tool_args import UsageParser, cut_long_words
+from tool_args import UsageParser, cut_long_words, is_number
 
 DOFS = ("surge", "sway", "heave", "roll", "pitch", "yaw")  # nereid.logs.DOFS
 
@@ -55,10 +55,9 @@ class _ArgError(Exception):
 
 
 def _number(text, flag, lo=-math.inf, hi=math.inf, positive=False):
-    try:
-        x = float(text)
-    except ValueError:
-        raise InputError(f"{flag} {text!r}: expected a number") from None
+    if not is_number(text):  # ASCII digits: float() would also take '\u0661' (1), '1_000'
+        raise InputError(f"{flag} {text!r}: expected a number")
+    x = float(text)
     if not math.isfinite(x) or x < lo or x > hi or (positive and x <= 0):
         bound = "a positive number" if positive else f"a number in [{lo:g}, {hi:g}]"
         raise InputError(f"{flag} {text!r}: expected {bound}")

@@ -27,6 +27,11 @@ def integer(text):
     return int(text)
 
 
+def is_number(text):
+    """Whether `text` (blanks around it aside) is an ASCII decimal number, nan or inf."""
+    return bool(_NUMBER.fullmatch(text.strip()))
+
+
 def number(text):
     """A float option's value: an ASCII decimal number, nan or inf (argparse's message names
     the option and the value: "argument --x: '...' is not a number")."""

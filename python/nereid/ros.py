@@ -760,7 +760,8 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(nan|inf)", re.IGNORECASE)
+# ASCII digits only: Python's float() would also take other scripts' digits ('\u0661' is 1)
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(nan|inf)", re.ASCII | re.IGNORECASE)
 
 
 def _real(text):

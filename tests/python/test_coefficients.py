@@ -224,6 +224,14 @@ def test_bad_input_names_file_and_problem_writes_nothing(tmp_path, capsys):
         assert not out.exists() and not model.exists(), name
 
 
+def test_ref_takes_ascii_numbers_only(capsys):
+    """--ref x,y,z: float() would read other scripts' digits ('\u0661' is 1) and '1_0'."""
+    for text in ("\u0661,0,0", "0,1_0,0", "0,0"):
+        with pytest.raises(co.InputError, match=f"--ref '{text}': expected x,y,z"):
+            co.parse_ref(text)
+    assert list(co.parse_ref("0.1,-2,3e-1")) == [0.1, -2, 0.3]
+
+
 @needs_cli
 def test_cli_bad_input_exits_1(tmp_path):
     cases = {name: (args, message) for name, args, message in _bad_cases(tmp_path)}

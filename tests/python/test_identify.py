@@ -126,6 +126,10 @@ def test_bad_tow_input(tmp_path):
     for text in ("1_000", "\u0661\u0660"):
         p = identify("rig", "--runs", text)
         assert p.returncode == 2 and f"argument --runs: '{text}' is not an integer" in p.stderr, p.stderr
+    # a number in a list: the same (float() reads '\u0660.\u0662' as 0.2)
+    for text in ("0.2,\u0660.\u0662", "1_0"):
+        p = identify("rig", "--dof", "surge", "--speeds", text, "--out", tmp_path / "rig")
+        assert p.returncode == 1 and "--speeds '" in p.stderr and "expected a number" in p.stderr, p.stderr
 
 
 def test_free_round_trip(tmp_path):

@@ -371,6 +371,11 @@ def test_bad_input(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:          # usage errors: exit 2, the message before the usage
         ros.main([HEAVY, "--duration", "1_000"])
     assert e.value.code == 2 and capsys.readouterr().err.startswith("nereid: ros: argument --duration: '1_000'")
+    for flag in ("--duration", "--rate", "--speed"):  # other scripts' digits: float() reads '\u0661' as 1
+        with pytest.raises(SystemExit) as e:
+            ros.main([HEAVY, flag, "\u0661"])
+        assert e.value.code == 2
+        assert capsys.readouterr().err.startswith(f"nereid: ros: argument {flag}: '\u0661' is not a number")
 
 
 def test_missing_rclpy(monkeypatch, capsys):
