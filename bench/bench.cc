@@ -385,11 +385,15 @@ std::string BenchReport::ToJson() const {
 
 namespace {
 
-// A case stepped by Nereid's engine (TryStep), in the given current.
-Runner NereidRunner(const std::string& name, std::unique_ptr<Simulation> sim, const Vec3& current) {
+void NereidStep(Simulation& s) { s.TryStep(); }
+void MuJoCoStep(Simulation& s) { mj_step(s.model(), s.data()); }
+
+// A case in a constant current, stepped by Nereid's engine (TryStep) or by plain mj_step.
+Runner CurrentRunner(const std::string& name, std::unique_ptr<Simulation> sim, const Vec3& current,
+                     void (*step)(Simulation&) = NereidStep) {
   Runner r{name, std::move(sim), {}, {}, {}};
   r.current = CurrentField::Constant(current);
-  r.step = [](Simulation& s) { s.TryStep(); };
+  r.step = step;
   return r;
 }
 
@@ -417,13 +421,9 @@ void AddHeavyRunners(const BenchOptions& options, std::vector<Runner>* runners) 
     };
     runners->push_back(std::move(r));
   }
-  {
-    // same MJCF, plain mj_step with Nereid's plugins (force terms, thrusters; no added mass)
-    Runner r{"bluerov2_heavy/stock_mj_step_plugins", Simulation::LoadFile(heavy, stock), {}, {}, {}};
-    r.current = CurrentField::Constant(current);
-    r.step = [](Simulation& s) { mj_step(s.model(), s.data()); };
-    runners->push_back(std::move(r));
-  }
+  // same MJCF, plain mj_step with Nereid's plugins (force terms, thrusters; no added mass)
+  runners->push_back(CurrentRunner("bluerov2_heavy/stock_mj_step_plugins", Simulation::LoadFile(heavy, stock),
+                                   current, MuJoCoStep));
   {
     // Nereid's engine, the same vehicle without its thruster actuators (and their MuJoCo
     // site transmissions): the reference for the thrusters' full cost
@@ -434,21 +434,21 @@ void AddHeavyRunners(const BenchOptions& options, std::vector<Runner>* runners) 
         mjs_setDouble(mjs_asKey(k)->ctrl, nullptr, 0);
       }
     };
-    runners->push_back(NereidRunner("bluerov2_heavy/nereid_no_actuators", Simulation::LoadFile(heavy, o), current));
+    runners->push_back(CurrentRunner("bluerov2_heavy/nereid_no_actuators", Simulation::LoadFile(heavy, o), current));
   }
   {
     // Nereid's engine: added mass in M, damping, C_A, buoyancy, current; thrusters off
-    Runner r = NereidRunner("bluerov2_heavy/nereid_no_thrusters", Simulation::LoadFile(heavy), current);
+    Runner r = CurrentRunner("bluerov2_heavy/nereid_no_thrusters", Simulation::LoadFile(heavy), current);
     r.sim->mutable_model()->opt.disableflags |= mjDSBL_ACTUATION;
     runners->push_back(std::move(r));
   }
   // Nereid's engine with everything, the 8 T200 thrusters included
-  runners->push_back(NereidRunner("bluerov2_heavy/nereid_full", Simulation::LoadFile(heavy), current));
+  runners->push_back(CurrentRunner("bluerov2_heavy/nereid_full", Simulation::LoadFile(heavy), current));
   {
     // the same in an irregular sea of 64 components (JONSWAP, H_s 0.3 m, T_p 4 s, 20 m of
     // water): every body evaluates the waves (orbital velocity, acceleration, gradient)
     // in its hydrodynamics and buoyancy, every thruster for its inflow
-    Runner r = NereidRunner("bluerov2_heavy/nereid_full_waves64", Simulation::LoadFile(heavy), current);
+    Runner r = CurrentRunner("bluerov2_heavy/nereid_full_waves64", Simulation::LoadFile(heavy), current);
     waves::SeaState sea;
     sea.significant_height = 0.3;
     sea.peak_period = 4;
@@ -458,14 +458,10 @@ void AddHeavyRunners(const BenchOptions& options, std::vector<Runner>* runners) 
   }
   // the same with the Heavy's sensor suite (bluerov2_heavy_sensors.xml: pressure, IMU,
   // DVL with 4 rays, acoustic fix at their default rates): the cost of sensing
-  runners->push_back(NereidRunner("bluerov2_heavy/nereid_full_sensors", Simulation::LoadFile(sensors), current));
-  {
-    // the suite under plain mj_step: MuJoCo runs mj_rnePostConstraint for the IMU there
-    Runner r{"bluerov2_heavy/stock_mj_step_sensors", Simulation::LoadFile(sensors, stock), {}, {}, {}};
-    r.current = CurrentField::Constant(current);
-    r.step = [](Simulation& s) { mj_step(s.model(), s.data()); };
-    runners->push_back(std::move(r));
-  }
+  runners->push_back(CurrentRunner("bluerov2_heavy/nereid_full_sensors", Simulation::LoadFile(sensors), current));
+  // the suite under plain mj_step: MuJoCo runs mj_rnePostConstraint for the IMU there
+  runners->push_back(CurrentRunner("bluerov2_heavy/stock_mj_step_sensors", Simulation::LoadFile(sensors, stock),
+                                   current, MuJoCoStep));
   {
     // the floor of any thruster that is a MuJoCo actuator on its site: the 8 thrusters
     // turned into MuJoCo's simplest actuator, a `motor` (force = ctrl, no plugin), on the
@@ -481,7 +477,7 @@ void AddHeavyRunners(const BenchOptions& options, std::vector<Runner>* runners) 
         a->ctrlrange[1] = 52;
       }
     };
-    runners->push_back(NereidRunner("bluerov2_heavy/nereid_mujoco_motors", Simulation::LoadFile(heavy, o), current));
+    runners->push_back(CurrentRunner("bluerov2_heavy/nereid_mujoco_motors", Simulation::LoadFile(heavy, o), current));
   }
 }
 
@@ -496,7 +492,7 @@ void AddUkChainRunners(std::vector<Runner>* runners) {
       const std::string name = "uk_chain/" + std::to_string(n) + "/" +
                                (method == ConstraintMethod::kUK ? "uk" : "weld");
       Runner r{name, Simulation::LoadString(UKChainXml(n), o, name), {}, {}, {}};
-      r.step = [](Simulation& sim) { sim.TryStep(); };
+      r.step = NereidStep;
       runners->push_back(std::move(r));
     }
   }
@@ -514,11 +510,11 @@ void AddTetherRunners(const BenchOptions& options, std::vector<Runner>* runners)
   for (bool rk4 : {false, true}) {
     SimulationOptions o;
     if (rk4) o.integrator = Integrator::kRK4;
-    runners->push_back(NereidRunner(std::string("bluerov2_heavy_tether/nereid_full_50_segments") + (rk4 ? "_rk4" : ""),
+    runners->push_back(CurrentRunner(std::string("bluerov2_heavy_tether/nereid_full_50_segments") + (rk4 ? "_rk4" : ""),
                                     Simulation::LoadFile(tethered, o), current));
   }
   // the same tether with maximal coordinates (Euler)
-  runners->push_back(NereidRunner("bluerov2_heavy_tether/nereid_full_50_segments_maximal",
+  runners->push_back(CurrentRunner("bluerov2_heavy_tether/nereid_full_50_segments_maximal",
                                   Simulation::LoadString(TetherXml(options.model_dir, 50, "maximal"), {}, "tether50_maximal"),
                                   current));
 }
