@@ -205,6 +205,18 @@ def stepper_bad_option(c, which):
         c.nereid.Stepper(m, d, **{which: "bogus"})
 
 
+@op(("changed", "error"), ("stepper", "error"), ("equal", "ok"))
+def timestep_above_sensor_period(c, which):
+    """A time step longer than a Nereid sensor's period (the Heavy's IMU samples at 100 Hz),
+    set after loading or given to a stepper on data made before: refused, as at load."""
+    m, d = c.nereid.load(c.nereid.model_path("bluerov2_heavy_sensors"))
+    if which == "stepper":
+        c.nereid.Stepper(m, d, timestep=0.02).step(1)
+        return
+    m.opt.timestep = 0.02 if which == "changed" else 0.01
+    c.nereid.step(m, d, 2)
+
+
 @op(("current-nan", "error"), ("current-inf", "error"), ("drive-body", "error"), ("drive-nan", "error"),
     ("drive-short", "error"))
 def stepper_bad_input(c, which):
