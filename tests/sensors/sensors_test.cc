@@ -97,10 +97,13 @@ void SetMotion(Simulation* sim) {
 // The sample standard deviation. (doctest's Approx(x).epsilon(e) accepts |a - x| < e (scale +
 // max(|a|, |x|)) with scale 1: for the small deviations compared here that is an absolute
 // tolerance of about e; the statistical checks add .scale(0), so that e is relative.)
-double Std(const std::vector<double>& x) {
+double Mean(const std::vector<double>& x) {
   double mean = 0;
   for (double v : x) mean += v;
-  mean /= static_cast<double>(x.size());
+  return mean / static_cast<double>(x.size());
+}
+double Std(const std::vector<double>& x) {
+  const double mean = Mean(x);
   double var = 0;
   for (double v : x) var += (v - mean) * (v - mean);
   return std::sqrt(var / static_cast<double>(x.size() - 1));
@@ -595,12 +598,6 @@ TEST_SUITE("sensors") {
 
   TEST_CASE("noise: DVL dropouts, its speed- and range-dependent beam noise and range noise match their settings") {
     ExactSensors exact(false);
-    double mean = 0;
-    auto mean_of = [&](const std::vector<double>& x) {
-      mean = 0;
-      for (double v : x) mean += v;
-      return mean /= static_cast<double>(x.size());
-    };
     const double a = 30 * kDeg;
     // a fixed vehicle (gravity off, at rest), its DVL 14.9 m above the seabed: each beam's
     // slant range 14.9 / cos a; a new sample every step
@@ -638,7 +635,7 @@ TEST_SUITE("sensors") {
         range.push_back(y[5]);
       }
       const double slant = 14.9 / std::cos(a), sigma = 0.001 + 0.002 * slant;
-      CHECK(mean_of(range) == doctest::Approx(slant).epsilon(1e-3).scale(0));
+      CHECK(Mean(range) == doctest::Approx(slant).epsilon(1e-3).scale(0));
       CHECK(Std(range) == doctest::Approx(0.005 * slant).epsilon(0.03).scale(0));
       CHECK(Std(vx) == doctest::Approx(sigma / (std::sqrt(2.0) * std::sin(a))).epsilon(0.03).scale(0));
       CHECK(Std(vz) == doctest::Approx(sigma / (2 * std::cos(a))).epsilon(0.03).scale(0));
@@ -658,7 +655,7 @@ TEST_SUITE("sensors") {
         vx.push_back(y[0]);
       }
       const double sigma = 0.001 + 0.02 * 0.5 * std::cos(a);
-      CHECK(std::abs(mean_of(vz)) == doctest::Approx(0.5).epsilon(2e-3).scale(0));  // the site's z looks down
+      CHECK(std::abs(Mean(vz)) == doctest::Approx(0.5).epsilon(2e-3).scale(0));  // the site's z looks down
       CHECK(Std(vz) == doctest::Approx(sigma / (2 * std::cos(a))).epsilon(0.05).scale(0));
       CHECK(Std(vx) == doctest::Approx(sigma / (std::sqrt(2.0) * std::sin(a))).epsilon(0.05).scale(0));
     }
