@@ -265,75 +265,89 @@ double BenchReport::Ratio(const std::string& numerator, const std::string& denom
   return a && b && b->ns_per_step > 0 ? a->ns_per_step / b->ns_per_step : 0;
 }
 
-std::string BenchReport::ToJson() const {
-  nlohmann::json j = {{"mujoco_version", mujoco_version}, {"cases", nlohmann::json::array()}};
-  for (const BenchCase& c : cases) {
-    j["cases"].push_back({{"name", c.name}, {"ns_per_step", c.ns_per_step},
-                          {"ns_per_step_min", c.ns_min}, {"ns_per_step_max", c.ns_max},
-                          {"steps_per_sample", c.steps_per_sample}, {"samples", c.samples}});
-    if (c.env_steps_per_s > 0) {
-      const Spread rate = SpreadOf(c.runs);
-      j["cases"].back()["env_steps_per_s"] = c.env_steps_per_s;
-      j["cases"].back()["env_steps_per_s_min"] = rate.min;
-      j["cases"].back()["env_steps_per_s_max"] = rate.max;
-    }
-    if (!c.runs.empty()) j["cases"].back()["runs"] = c.runs;
-    if (c.p99_ns > 0) j["cases"].back()["p99_ns"] = c.p99_ns;
-    if (c.fraction_of_period > 0) j["cases"].back()["solve_time_median_fraction_of_period"] = c.fraction_of_period;
-    if (c.realtime_factor > 0) j["cases"].back()["realtime_factor"] = c.realtime_factor;
-    if (c.load_s > 0) j["cases"].back()["load_s"] = c.load_s;
+namespace {
+
+// One object per case: its timing, and what the case measured besides (rates, latency
+// percentiles, real-time factor, load time) when it did.
+nlohmann::json CaseJson(const BenchCase& c) {
+  nlohmann::json j = {{"name", c.name}, {"ns_per_step", c.ns_per_step},
+                      {"ns_per_step_min", c.ns_min}, {"ns_per_step_max", c.ns_max},
+                      {"steps_per_sample", c.steps_per_sample}, {"samples", c.samples}};
+  if (c.env_steps_per_s > 0) {
+    const Spread rate = SpreadOf(c.runs);
+    j["env_steps_per_s"] = c.env_steps_per_s;
+    j["env_steps_per_s_min"] = rate.min;
+    j["env_steps_per_s_max"] = rate.max;
   }
-  // the ratios of the Heavy's cases; one whose cases did not both run (`--only`) is left out
+  if (!c.runs.empty()) j["runs"] = c.runs;
+  if (c.p99_ns > 0) j["p99_ns"] = c.p99_ns;
+  if (c.fraction_of_period > 0) j["solve_time_median_fraction_of_period"] = c.fraction_of_period;
+  if (c.realtime_factor > 0) j["realtime_factor"] = c.realtime_factor;
+  if (c.load_s > 0) j["load_s"] = c.load_s;
+  return j;
+}
+
+// The ratios of the Heavy's cases; one whose cases did not both run (`--only`) is left out.
+nlohmann::json HeavyRatiosJson(const BenchReport& r) {
   nlohmann::json ratios = {{"nereid_no_thrusters/bare_mj_step",
-                  Ratio("bluerov2_heavy/nereid_no_thrusters", "bluerov2_heavy/bare_mj_step")},
+                  r.Ratio("bluerov2_heavy/nereid_no_thrusters", "bluerov2_heavy/bare_mj_step")},
                  {"nereid_full/nereid_no_thrusters",
-                  Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_no_thrusters")},
+                  r.Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_no_thrusters")},
                  {"nereid_full/nereid_no_actuators",
-                  Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_no_actuators")},
+                  r.Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_no_actuators")},
                  {"nereid_full/bare_mj_step",
-                  Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/bare_mj_step")},
+                  r.Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/bare_mj_step")},
                  {"stock_mj_step_plugins/bare_mj_step",
-                  Ratio("bluerov2_heavy/stock_mj_step_plugins", "bluerov2_heavy/bare_mj_step")},
+                  r.Ratio("bluerov2_heavy/stock_mj_step_plugins", "bluerov2_heavy/bare_mj_step")},
                  {"nereid_full/nereid_mujoco_motors",
-                  Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_mujoco_motors")},
+                  r.Ratio("bluerov2_heavy/nereid_full", "bluerov2_heavy/nereid_mujoco_motors")},
                  {"nereid_mujoco_motors/nereid_no_thrusters",
-                  Ratio("bluerov2_heavy/nereid_mujoco_motors", "bluerov2_heavy/nereid_no_thrusters")},
+                  r.Ratio("bluerov2_heavy/nereid_mujoco_motors", "bluerov2_heavy/nereid_no_thrusters")},
                  {"nereid_full_sensors/nereid_full",
-                  Ratio("bluerov2_heavy/nereid_full_sensors", "bluerov2_heavy/nereid_full")},
+                  r.Ratio("bluerov2_heavy/nereid_full_sensors", "bluerov2_heavy/nereid_full")},
                  {"stock_mj_step_sensors/stock_mj_step_plugins",
-                  Ratio("bluerov2_heavy/stock_mj_step_sensors", "bluerov2_heavy/stock_mj_step_plugins")}};
-  j["ratios"] = nlohmann::json::object();
+                  r.Ratio("bluerov2_heavy/stock_mj_step_sensors", "bluerov2_heavy/stock_mj_step_plugins")}};
+  nlohmann::json measured = nlohmann::json::object();
   for (const auto& [name, value] : ratios.items()) {
-    if (value.get<double>() > 0) j["ratios"][name] = value;
+    if (value.get<double>() > 0) measured[name] = value;
   }
-  // the suite's cost over samples taken side by side: median and range of the paired ratios
-  const Spread suite = RunRatio("bluerov2_heavy/nereid_full_sensors", "bluerov2_heavy/nereid_full");
+  return measured;
+}
+
+// The figures read from samples taken side by side, into j: the sensor suite's paired
+// ratios (median and range), the paired blocks, and the RL batch with sensor observations
+// against state observations, run by run.
+void AddPairedJson(const BenchReport& r, nlohmann::json* j) {
+  const Spread suite = r.RunRatio("bluerov2_heavy/nereid_full_sensors", "bluerov2_heavy/nereid_full");
   if (suite.runs > 0) {
-    j["sensor_suite_paired"] = {{"median", suite.median}, {"min", suite.min}, {"max", suite.max},
-                                {"samples", suite.runs}};
+    (*j)["sensor_suite_paired"] = {{"median", suite.median}, {"min", suite.min}, {"max", suite.max},
+                                   {"samples", suite.runs}};
   }
-  for (const PairedRatio& p : this->paired) {
-    j["paired_blocks"].push_back({{"numerator", p.numerator}, {"denominator", p.denominator},
-                                  {"block_steps", p.block_steps}, {"median", p.ratio.median},
-                                  {"q1", p.ratio.q1}, {"q3", p.ratio.q3}, {"min", p.ratio.min},
-                                  {"max", p.ratio.max}, {"pairs", p.ratio.runs}});
+  for (const PairedRatio& p : r.paired) {
+    (*j)["paired_blocks"].push_back({{"numerator", p.numerator}, {"denominator", p.denominator},
+                                     {"block_steps", p.block_steps}, {"median", p.ratio.median},
+                                     {"q1", p.ratio.q1}, {"q3", p.ratio.q3}, {"min", p.ratio.min},
+                                     {"max", p.ratio.max}, {"pairs", p.ratio.runs}});
   }
-  // the RL batch with sensor observations against state observations, run by run
   for (const char* threads : {"1", "2"}) {
     const std::string b = std::string("rl/BlueROV2StationKeeping-v0/batch256/threads") + threads;
-    const Spread r = RunRatio(b + "/sensors", b);
-    if (r.runs > 0) {
-      j["rl_sensors_over_state"][std::string("threads") + threads] = {
-          {"median", r.median}, {"min", r.min}, {"max", r.max}, {"samples", r.runs}, {"target", 0.90}};
+    const Spread s = r.RunRatio(b + "/sensors", b);
+    if (s.runs > 0) {
+      (*j)["rl_sensors_over_state"][std::string("threads") + threads] = {
+          {"median", s.median}, {"min", s.min}, {"max", s.max}, {"samples", s.runs}, {"target", 0.90}};
     }
   }
-  // growth exponent of the UK / weld chain cases: least squares of log(ns) on log(N)
+}
+
+// Growth exponent of the UK / weld chain cases: least squares of log(ns) on log(N); empty
+// when fewer than two sizes of either ran.
+nlohmann::json UkChainFitJson(const BenchReport& r) {
   nlohmann::json fit = nlohmann::json::object();
   for (const char* method : {"uk", "weld"}) {
     double sx = 0, sy = 0, sxx = 0, sxy = 0;
     int k = 0;
     for (int n : {2, 4, 8, 16, 32}) {
-      for (const BenchCase& c : cases) {
+      for (const BenchCase& c : r.cases) {
         if (c.name != "uk_chain/" + std::to_string(n) + "/" + method || c.ns_per_step <= 0) continue;
         const double x = std::log(n), y = std::log(c.ns_per_step);
         sx += x; sy += y; sxx += x * x; sxy += x * y; ++k;
@@ -341,10 +355,43 @@ std::string BenchReport::ToJson() const {
     }
     if (k >= 2) fit[std::string(method) + "_exponent"] = (k * sxy - sx * sy) / (k * sxx - sx * sx);
   }
-  if (!fit.empty()) {
-    fit["uk/weld_at_2"] = Ratio("uk_chain/2/uk", "uk_chain/2/weld");
-    j["uk_chain_fit"] = fit;
+  if (!fit.empty()) fit["uk/weld_at_2"] = r.Ratio("uk_chain/2/uk", "uk_chain/2/weld");
+  return fit;
+}
+
+// nereid.tether: the 50-segment Heavy against the Heavy alone (same engine, Euler), with the
+// load times; null when the tether cases did not run.
+nlohmann::json TetherJson(const BenchReport& r) {
+  const double tether = r.Ratio("bluerov2_heavy_tether/nereid_full_50_segments", "bluerov2_heavy/nereid_full");
+  if (!(tether > 0)) return nullptr;
+  double heavy_ns = 0, tether_ns = 0, rk4_ns = 0, maximal_ns = 0;
+  for (const BenchCase& c : r.cases) {
+    if (c.name == "bluerov2_heavy/nereid_full") heavy_ns = c.ns_per_step;
+    if (c.name == "bluerov2_heavy_tether/nereid_full_50_segments") tether_ns = c.ns_per_step;
+    if (c.name == "bluerov2_heavy_tether/nereid_full_50_segments_rk4") rk4_ns = c.ns_per_step;
+    if (c.name == "bluerov2_heavy_tether/nereid_full_50_segments_maximal") maximal_ns = c.ns_per_step;
   }
+  nlohmann::json j = {{"segments", 50},
+                      {"ns_per_segment_step", (tether_ns - heavy_ns) / 50},
+                      {"ns_per_segment_step_maximal", maximal_ns > 0 ? (maximal_ns - heavy_ns) / 50 : 0.0},
+                      {"tether50/nereid_full", tether},
+                      {"realtime_factor_rk4_5ms", rk4_ns > 0 ? 5e6 / rk4_ns : 0.0}};
+  nlohmann::json load = nlohmann::json::object();
+  for (const BenchCase& c : r.cases) {
+    if (c.load_s > 0) load[c.name.substr(std::string("tether_load/").size())] = c.load_s;
+  }
+  if (!load.empty()) j["load_s"] = load;
+  return j;
+}
+
+}  // namespace
+
+std::string BenchReport::ToJson() const {
+  nlohmann::json j = {{"mujoco_version", mujoco_version}, {"cases", nlohmann::json::array()}};
+  for (const BenchCase& c : cases) j["cases"].push_back(CaseJson(c));
+  j["ratios"] = HeavyRatiosJson(*this);
+  AddPairedJson(*this, &j);
+  if (nlohmann::json fit = UkChainFitJson(*this); !fit.empty()) j["uk_chain_fit"] = fit;
   // waves: the Heavy in a 64-component sea against the Heavy alone, over samples taken side
   // by side (median and range of the paired ratios)
   if (const BenchCase* w = Find("bluerov2_heavy/nereid_full_waves64")) {
@@ -359,27 +406,7 @@ std::string BenchReport::ToJson() const {
                     {"target", 1.10}};
     }
   }
-  // nereid.tether: the 50-segment Heavy against the Heavy alone (same engine, Euler)
-  const double tether = Ratio("bluerov2_heavy_tether/nereid_full_50_segments", "bluerov2_heavy/nereid_full");
-  if (tether > 0) {
-    double heavy_ns = 0, tether_ns = 0, rk4_ns = 0, maximal_ns = 0;
-    for (const BenchCase& c : cases) {
-      if (c.name == "bluerov2_heavy/nereid_full") heavy_ns = c.ns_per_step;
-      if (c.name == "bluerov2_heavy_tether/nereid_full_50_segments") tether_ns = c.ns_per_step;
-      if (c.name == "bluerov2_heavy_tether/nereid_full_50_segments_rk4") rk4_ns = c.ns_per_step;
-      if (c.name == "bluerov2_heavy_tether/nereid_full_50_segments_maximal") maximal_ns = c.ns_per_step;
-    }
-    j["tether"] = {{"segments", 50},
-                   {"ns_per_segment_step", (tether_ns - heavy_ns) / 50},
-                   {"ns_per_segment_step_maximal", maximal_ns > 0 ? (maximal_ns - heavy_ns) / 50 : 0.0},
-                   {"tether50/nereid_full", tether},
-                   {"realtime_factor_rk4_5ms", rk4_ns > 0 ? 5e6 / rk4_ns : 0.0}};
-    nlohmann::json load = nlohmann::json::object();
-    for (const BenchCase& c : cases) {
-      if (c.load_s > 0) load[c.name.substr(std::string("tether_load/").size())] = c.load_s;
-    }
-    if (!load.empty()) j["tether"]["load_s"] = load;
-  }
+  if (nlohmann::json tether = TetherJson(*this); !tether.is_null()) j["tether"] = tether;
   return j.dump(2);
 }
 
