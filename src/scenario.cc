@@ -174,101 +174,111 @@ std::vector<StabilizeSpec> ReadStabilize(const Reader& r, const json& list, cons
   return specs;
 }
 
+// A horizontal point [x, y] (a pillar's or the terrain's "center"), each within +-1e5 m.
+std::vector<double> HorizontalPoint(const Reader& r, const json& v, const std::string& path) {
+  const std::vector<double> c = r.Numbers(v, path, 2);
+  for (size_t k = 0; k < 2; ++k) {
+    if (!(std::abs(c[k]) <= kMaxCoordinate)) r.Fail(path, "coordinates must be within +-1e5 m", &v);
+  }
+  return c;
+}
+
+// "scene"/"wall": the quay wall's face, extent along y, top, bottom and thickness.
+Scenario::Scene::Wall ReadWall(const Reader& r, const json& w, const std::string& wp) {
+  r.Keys(w, wp, detail::kWallKeys);
+  Scenario::Scene::Wall wall;
+  wall.face_x = Coordinate(r, w["face_x"], wp + "/face_x");
+  if (w.contains("y")) {
+    const std::vector<double> y = r.Numbers(w["y"], wp + "/y", 2);
+    for (int k = 0; k < 2; ++k) Coordinate(r, w["y"][k], wp + "/y/" + std::to_string(k));
+    if (!(y[0] < y[1])) r.Fail(wp + "/y", "expected [y_min, y_max] with y_min < y_max", &w["y"]);
+    wall.y_min = y[0];
+    wall.y_max = y[1];
+  }
+  if (w.contains("top")) wall.top = Coordinate(r, w["top"], wp + "/top");
+  if (w.contains("bottom")) {
+    wall.bottom = Coordinate(r, w["bottom"], wp + "/bottom");
+    if (!(*wall.bottom < wall.top)) r.Fail(wp + "/bottom", "must be below the wall's top", &w["bottom"]);
+  }
+  if (w.contains("thickness")) wall.thickness = Length(r, w["thickness"], wp + "/thickness");
+  return wall;
+}
+
+// "scene"/"pillars": at most 64 vertical cylinders, each a center, radius, top and bottom.
+std::vector<Scenario::Scene::Pillar> ReadPillars(const Reader& r, const json& list, const std::string& lp) {
+  constexpr size_t kMaxPillars = 64;
+  if (!list.is_array()) r.Fail(lp, "expected an array of {\"center\": [x, y], \"radius\": r} objects", &list);
+  if (list.size() > kMaxPillars) {
+    r.Fail(lp, std::to_string(list.size()) + " pillars; at most " + std::to_string(kMaxPillars));
+  }
+  std::vector<Scenario::Scene::Pillar> pillars;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string p = lp + "/" + std::to_string(i);
+    const json& e = list[i];
+    r.Keys(e, p, detail::kPillarKeys);
+    Scenario::Scene::Pillar pillar;
+    const std::vector<double> c = HorizontalPoint(r, e["center"], p + "/center");
+    pillar.x = c[0];
+    pillar.y = c[1];
+    pillar.radius = Length(r, e["radius"], p + "/radius");
+    if (e.contains("top")) pillar.top = Coordinate(r, e["top"], p + "/top");
+    if (e.contains("bottom")) {
+      pillar.bottom = Coordinate(r, e["bottom"], p + "/bottom");
+      if (!(*pillar.bottom < pillar.top)) r.Fail(p + "/bottom", "must be below the pillar's top", &e["bottom"]);
+    }
+    pillars.push_back(pillar);
+  }
+  return pillars;
+}
+
+// "scene"/"terrain": a heightmap image (relative to the scenario's folder), its center,
+// half extents and depth range, which must stay above a flat seabed_depth when one is given.
+Scenario::Scene::Terrain ReadTerrain(const Reader& r, const json& t, const std::string& tp,
+                                     const std::string& base_dir, std::optional<double> seabed_depth) {
+  r.Keys(t, tp, detail::kTerrainKeys);
+  Scenario::Scene::Terrain terrain;
+  terrain.path = tp;
+  std::filesystem::path file(r.String(t["file"], tp + "/file"));
+  CheckNoNul(file.string());
+  if (file.is_relative() && !base_dir.empty()) file = std::filesystem::path(base_dir) / file;
+  terrain.file = file.lexically_normal().string();
+  if (t.contains("center")) {
+    const std::vector<double> c = HorizontalPoint(r, t["center"], tp + "/center");
+    terrain.x = c[0];
+    terrain.y = c[1];
+  }
+  const std::vector<double> size = r.Numbers(t["size"], tp + "/size", 2);
+  if (!(size[0] > 0 && size[1] > 0 && size[0] <= kMaxCoordinate && size[1] <= kMaxCoordinate)) {
+    r.Fail(tp + "/size", "half extents must be > 0 and at most 1e5 m", &t["size"]);
+  }
+  terrain.half_x = size[0];
+  terrain.half_y = size[1];
+  const std::vector<double> depth = r.Numbers(t["depth"], tp + "/depth", 2);
+  if (!(std::abs(depth[0]) <= kMaxCoordinate && std::abs(depth[1]) <= kMaxCoordinate)) {
+    r.Fail(tp + "/depth", "depths must be within +-1e5 m", &t["depth"]);
+  }
+  if (!(depth[0] > depth[1])) {
+    r.Fail(tp + "/depth", "[deepest, shallowest]: the first must be deeper than the second", &t["depth"]);
+  }
+  terrain.deepest = depth[0];
+  terrain.shallowest = depth[1];
+  if (seabed_depth && terrain.deepest > *seabed_depth) {
+    r.Fail(tp + "/depth", "the terrain reaches below seabed_depth (" + std::to_string(*seabed_depth) +
+                              " m), where the flat seabed would hide it",
+           &t["depth"]);
+  }
+  return terrain;
+}
+
 // "scene": {"wall", "seabed_depth", "terrain", "pillars", "solid", "friction", "solref"}
 // (docs/scenarios.md): collision geometry added at load (Scenario::AddSceneGeometry)
 Scenario::Scene ReadScene(const Reader& r, const json& j, const std::string& path, const std::string& base_dir) {
   r.Keys(j, path, detail::kSceneKeys);
   Scenario::Scene scene;
   if (j.contains("seabed_depth")) scene.seabed_depth = Length(r, j["seabed_depth"], path + "/seabed_depth");
-  if (j.contains("wall")) {
-    const json& w = j["wall"];
-    const std::string wp = path + "/wall";
-    r.Keys(w, wp, detail::kWallKeys);
-    Scenario::Scene::Wall wall;
-    wall.face_x = Coordinate(r, w["face_x"], wp + "/face_x");
-    if (w.contains("y")) {
-      const std::vector<double> y = r.Numbers(w["y"], wp + "/y", 2);
-      for (int k = 0; k < 2; ++k) Coordinate(r, w["y"][k], wp + "/y/" + std::to_string(k));
-      if (!(y[0] < y[1])) r.Fail(wp + "/y", "expected [y_min, y_max] with y_min < y_max", &w["y"]);
-      wall.y_min = y[0];
-      wall.y_max = y[1];
-    }
-    if (w.contains("top")) wall.top = Coordinate(r, w["top"], wp + "/top");
-    if (w.contains("bottom")) {
-      wall.bottom = Coordinate(r, w["bottom"], wp + "/bottom");
-      if (!(*wall.bottom < wall.top)) r.Fail(wp + "/bottom", "must be below the wall's top", &w["bottom"]);
-    }
-    if (w.contains("thickness")) wall.thickness = Length(r, w["thickness"], wp + "/thickness");
-    scene.wall = wall;
-  }
-  if (j.contains("pillars")) {
-    const json& list = j["pillars"];
-    const std::string lp = path + "/pillars";
-    constexpr size_t kMaxPillars = 64;
-    if (!list.is_array()) r.Fail(lp, "expected an array of {\"center\": [x, y], \"radius\": r} objects", &list);
-    if (list.size() > kMaxPillars) {
-      r.Fail(lp, std::to_string(list.size()) + " pillars; at most " + std::to_string(kMaxPillars));
-    }
-    for (size_t i = 0; i < list.size(); ++i) {
-      const std::string p = lp + "/" + std::to_string(i);
-      const json& e = list[i];
-      r.Keys(e, p, detail::kPillarKeys);
-      Scenario::Scene::Pillar pillar;
-      const std::vector<double> c = r.Numbers(e["center"], p + "/center", 2);
-      for (size_t k = 0; k < 2; ++k) {
-        if (!(std::abs(c[k]) <= kMaxCoordinate)) r.Fail(p + "/center", "coordinates must be within +-1e5 m", &e["center"]);
-      }
-      pillar.x = c[0];
-      pillar.y = c[1];
-      pillar.radius = Length(r, e["radius"], p + "/radius");
-      if (e.contains("top")) pillar.top = Coordinate(r, e["top"], p + "/top");
-      if (e.contains("bottom")) {
-        pillar.bottom = Coordinate(r, e["bottom"], p + "/bottom");
-        if (!(*pillar.bottom < pillar.top)) r.Fail(p + "/bottom", "must be below the pillar's top", &e["bottom"]);
-      }
-      scene.pillars.push_back(pillar);
-    }
-  }
-  if (j.contains("terrain")) {
-    const json& t = j["terrain"];
-    const std::string tp = path + "/terrain";
-    r.Keys(t, tp, detail::kTerrainKeys);
-    Scenario::Scene::Terrain terrain;
-    terrain.path = tp;
-    std::filesystem::path file(r.String(t["file"], tp + "/file"));
-    CheckNoNul(file.string());
-    if (file.is_relative() && !base_dir.empty()) file = std::filesystem::path(base_dir) / file;
-    terrain.file = file.lexically_normal().string();
-    if (t.contains("center")) {
-      const std::vector<double> c = r.Numbers(t["center"], tp + "/center", 2);
-      for (size_t k = 0; k < 2; ++k) {
-        if (!(std::abs(c[k]) <= kMaxCoordinate)) r.Fail(tp + "/center", "coordinates must be within +-1e5 m", &t["center"]);
-      }
-      terrain.x = c[0];
-      terrain.y = c[1];
-    }
-    const std::vector<double> size = r.Numbers(t["size"], tp + "/size", 2);
-    if (!(size[0] > 0 && size[1] > 0 && size[0] <= kMaxCoordinate && size[1] <= kMaxCoordinate)) {
-      r.Fail(tp + "/size", "half extents must be > 0 and at most 1e5 m", &t["size"]);
-    }
-    terrain.half_x = size[0];
-    terrain.half_y = size[1];
-    const std::vector<double> depth = r.Numbers(t["depth"], tp + "/depth", 2);
-    if (!(std::abs(depth[0]) <= kMaxCoordinate && std::abs(depth[1]) <= kMaxCoordinate)) {
-      r.Fail(tp + "/depth", "depths must be within +-1e5 m", &t["depth"]);
-    }
-    if (!(depth[0] > depth[1])) {
-      r.Fail(tp + "/depth", "[deepest, shallowest]: the first must be deeper than the second", &t["depth"]);
-    }
-    terrain.deepest = depth[0];
-    terrain.shallowest = depth[1];
-    if (scene.seabed_depth && terrain.deepest > *scene.seabed_depth) {
-      r.Fail(tp + "/depth", "the terrain reaches below seabed_depth (" + std::to_string(*scene.seabed_depth) +
-                                " m), where the flat seabed would hide it",
-             &t["depth"]);
-    }
-    scene.terrain = terrain;
-  }
+  if (j.contains("wall")) scene.wall = ReadWall(r, j["wall"], path + "/wall");
+  if (j.contains("pillars")) scene.pillars = ReadPillars(r, j["pillars"], path + "/pillars");
+  if (j.contains("terrain")) scene.terrain = ReadTerrain(r, j["terrain"], path + "/terrain", base_dir, scene.seabed_depth);
   if (j.contains("solid")) scene.solid = r.Bool(j["solid"], path + "/solid");
   if (j.contains("friction")) {
     scene.friction = r.Positive(j["friction"], path + "/friction");
