@@ -49,6 +49,110 @@ Dict QpOptions(const std::string& solver, int max_iterations) {
   throw ConfigError("MPC: unknown QP solver '" + solver + "' (qrqp, osqp or qpoases)");
 }
 
+// The model's state derivative f(x, u), as a symbolic expression.
+SX Derivative(const Function& dynamics, const SX& x, const SX& u) {
+  return dynamics(std::vector<SX>{x, u}).at(0);
+}
+
+// The 2-stage Gauss-Legendre Runge-Kutta method's Butcher coefficients (implicit RK4, as
+// seed 002 section 4.1 integrates; A-stable, which the Raybot's damping needs: its
+// linearised rate at 0.5 m/s times 0.5 s is about 7, far outside explicit RK4's stability
+// interval of 2.8).
+struct GaussLegendre {
+  double a11, a12, a21, a22;
+  GaussLegendre() {
+    const double s3 = std::sqrt(3.0) / 6.0;
+    a11 = 0.25, a12 = 0.25 - s3, a21 = 0.25 + s3, a22 = 0.25;
+  }
+  // the stage equations' residuals k_i - f(x + h sum_j a_ij k_j, u)
+  std::vector<SX> Residuals(const Function& dynamics, const SX& x, const SX& u, const SX& k1, const SX& k2,
+                            double h) const {
+    return {k1 - Derivative(dynamics, x + h * (a11 * k1 + a12 * k2), u),
+            k2 - Derivative(dynamics, x + h * (a21 * k1 + a22 * k2), u)};
+  }
+};
+
+// One explicit RK4 step over h: (x, u) -> (x_next, no stages).
+Function ExplicitRk4Step(const Function& dynamics, const SX& x, const SX& u, double h) {
+  const SX k1 = Derivative(dynamics, x, u);
+  const SX k2 = Derivative(dynamics, x + 0.5 * h * k1, u);
+  const SX k3 = Derivative(dynamics, x + 0.5 * h * k2, u);
+  const SX k4 = Derivative(dynamics, x + h * k3, u);
+  return Function("rk4_step", {x, u}, {x + (h / 6.0) * (k1 + 2 * k2 + 2 * k3 + k4), SX::zeros(0, 1)});
+}
+
+// One Gauss-Legendre step over h, for Discrete(): Newton on the stage equations;
+// (x, u) -> (x_next, stages).
+Function ImplicitRk4Step(const Function& dynamics, const SX& x, const SX& u, double h, int nx) {
+  const SX k12 = SX::sym("k", 2 * nx);
+  const SX k1 = k12(casadi::Slice(0, nx)), k2 = k12(casadi::Slice(nx, 2 * nx));
+  const SX res = SX::vertcat(GaussLegendre().Residuals(dynamics, x, u, k1, k2, h));
+  const Function residual("irk_residual", {k12, x, u}, {res});
+  const Function solve = casadi::rootfinder("irk_stages", "newton", residual,
+                                            Dict{{"abstol", 1e-14}, {"max_iter", 50}, {"error_on_fail", false}});
+  const SX stages = solve(std::vector<SX>{SX::zeros(2 * nx), x, u}).at(0);
+  return Function("irk4_step", {x, u},
+                  {x + 0.5 * h * (stages(casadi::Slice(0, nx)) + stages(casadi::Slice(nx, 2 * nx))), stages});
+}
+
+// The multiple-shooting NLP: w = [x_0 .. x_N, u_0 .. u_{N-1}, K_0 .. K_{N-1}], p = [x(t),
+// r_0 .. r_N]; the cost J, the constraints g (x_0 pinned, then each interval's stage
+// equations and continuity), in that order.
+struct Transcription {
+  SX w, p, J, g;
+};
+Transcription Transcribe(const OcpSpec& spec, const Function& explicit_step, int nx, int nu, int nk) {
+  const int N = spec.horizon;
+  const double h = spec.dt;
+  const GaussLegendre gl;
+  const SX X = SX::sym("X", nx, N + 1), U = SX::sym("U", nu, N), K = SX::sym("K", nk, N);
+  const SX P = SX::sym("P", nx, N + 2);
+  const SX q = ToDM(spec.q), r = ToDM(spec.r);
+  SX J = 0;
+  std::vector<SX> g;
+  g.push_back(X(casadi::Slice(), 0) - P(casadi::Slice(), 0));
+  for (int k = 0; k < N; ++k) {
+    const SX xk = X(casadi::Slice(), k), uk = U(casadi::Slice(), k);
+    const SX e = xk - P(casadi::Slice(), k + 1);
+    J += SX::dot(q, e * e) + SX::dot(r, uk * uk);
+    if (spec.implicit) {
+      const SX k1 = K(casadi::Slice(0, nx), k), k2 = K(casadi::Slice(nx, 2 * nx), k);
+      for (const SX& residual : gl.Residuals(spec.dynamics, xk, uk, k1, k2, h)) g.push_back(residual);
+      g.push_back(X(casadi::Slice(), k + 1) - (xk + 0.5 * h * (k1 + k2)));
+    } else {
+      g.push_back(X(casadi::Slice(), k + 1) - explicit_step(std::vector<SX>{xk, uk}).at(0));
+    }
+  }
+  const SX eN = X(casadi::Slice(), N) - P(casadi::Slice(), N + 1);
+  J += spec.terminal_factor * SX::dot(q, eN * eN);
+  return {SX::vertcat({SX::vec(X), SX::vec(U), SX::vec(K)}), SX::vec(P), J, SX::vertcat(g)};
+}
+
+// The SQP's options. Its Hessian: Gauss-Newton (the cost's own Hessian, constant and
+// positive semidefinite; the constraints' curvature left out, as real-time MPC solvers such
+// as the seed's ForcesPro approximate it), or the exact Hessian of the Lagrangian, made
+// positive definite where it is not (qrqp needs a convex QP). Steps are accepted after a
+// backtracking line search on the merit function of up to max_line_search tries.
+Dict SqpOptions(const OcpSpec& spec, const Transcription& t) {
+  Dict options = {{"qpsol", spec.qp_solver},
+                  {"qpsol_options", QpOptions(spec.qp_solver, spec.max_qp_iterations)},
+                  {"max_iter", spec.max_sqp_iterations},
+                  {"print_header", false},
+                  {"print_iteration", false},
+                  {"print_status", false},
+                  {"print_time", false},
+                  {"error_on_fail", false}};
+  if (spec.gauss_newton) {
+    const SX lam_f = SX::sym("lam_f"), lam_g = SX::sym("lam_g", t.g.size1());
+    options["hess_lag"] = Function("nlp_hess_l", {t.w, t.p, lam_f, lam_g}, {lam_f * SX::hessian(t.J, t.w)},
+                                   {"x", "p", "lam_f", "lam_g"}, {"hess_gamma_x_x"});
+  } else {
+    options["convexify_strategy"] = "regularize";
+  }
+  options["max_iter_ls"] = spec.max_line_search;
+  return options;
+}
+
 }  // namespace
 
 Ocp::Ocp(const OcpSpec& spec) : spec_(spec) {
@@ -60,83 +164,14 @@ Ocp::Ocp(const OcpSpec& spec) : spec_(spec) {
       spec.u_lo.size() != nu_ || spec.u_hi.size() != nu_) {
     throw ConfigError("MPC: weight or bound sizes do not match the model's state and input sizes");
   }
-  // one step over dt: the 2-stage Gauss-Legendre Runge-Kutta method (implicit RK4, as
-  // seed 002 section 4.1 integrates; A-stable, which the Raybot's damping needs: its
-  // linearised rate at 0.5 m/s times 0.5 s is about 7, far outside explicit RK4's
-  // stability interval of 2.8), or explicit RK4
+  // one step over dt: the Gauss-Legendre method (implicit RK4) or explicit RK4
   const SX x = SX::sym("x", nx_), u = SX::sym("u", nu_);
-  auto f = [&](const SX& xx, const SX& uu) { return spec.dynamics(std::vector<SX>{xx, uu}).at(0); };
-  const double h = spec.dt;
-  const double s3 = std::sqrt(3.0) / 6.0;
-  const double a11 = 0.25, a12 = 0.25 - s3, a21 = 0.25 + s3, a22 = 0.25;
-  if (!spec.implicit) {
-    const SX k1 = f(x, u);
-    const SX k2 = f(x + 0.5 * h * k1, u);
-    const SX k3 = f(x + 0.5 * h * k2, u);
-    const SX k4 = f(x + h * k3, u);
-    step_ = Function("rk4_step", {x, u}, {x + (h / 6.0) * (k1 + 2 * k2 + 2 * k3 + k4), SX::zeros(0, 1)});
-  }
-  const int nk = spec.implicit ? 2 * nx_ : 0;  // stage derivatives per interval
-
-  // the NLP: w = [x_0 .. x_N, u_0 .. u_{N-1}, K_0 .. K_{N-1}], p = [x(t), r_0 .. r_N]
-  const SX X = SX::sym("X", nx_, N + 1), U = SX::sym("U", nu_, N), K = SX::sym("K", nk, N);
-  const SX P = SX::sym("P", nx_, N + 2);
-  const SX q = ToDM(spec.q), r = ToDM(spec.r);
-  SX J = 0;
-  std::vector<SX> g;
-  g.push_back(X(casadi::Slice(), 0) - P(casadi::Slice(), 0));
-  for (int k = 0; k < N; ++k) {
-    const SX xk = X(casadi::Slice(), k), uk = U(casadi::Slice(), k);
-    const SX e = xk - P(casadi::Slice(), k + 1);
-    J += SX::dot(q, e * e) + SX::dot(r, uk * uk);
-    if (spec.implicit) {
-      const SX k1 = K(casadi::Slice(0, nx_), k), k2 = K(casadi::Slice(nx_, 2 * nx_), k);
-      g.push_back(k1 - f(xk + h * (a11 * k1 + a12 * k2), uk));
-      g.push_back(k2 - f(xk + h * (a21 * k1 + a22 * k2), uk));
-      g.push_back(X(casadi::Slice(), k + 1) - (xk + 0.5 * h * (k1 + k2)));
-    } else {
-      g.push_back(X(casadi::Slice(), k + 1) - step_(std::vector<SX>{xk, uk}).at(0));
-    }
-  }
-  const SX eN = X(casadi::Slice(), N) - P(casadi::Slice(), N + 1);
-  J += spec.terminal_factor * SX::dot(q, eN * eN);
-  const SX w = SX::vertcat({SX::vec(X), SX::vec(U), SX::vec(K)});
-  const SX constraints = SX::vertcat(g);
-  const casadi::SXDict nlp = {{"x", w}, {"p", SX::vec(P)}, {"f", J}, {"g", constraints}};
-  Dict options = {{"qpsol", spec.qp_solver},
-                  {"qpsol_options", QpOptions(spec.qp_solver, spec.max_qp_iterations)},
-                  {"max_iter", spec.max_sqp_iterations},
-                  {"print_header", false},
-                  {"print_iteration", false},
-                  {"print_status", false},
-                  {"print_time", false},
-                  {"error_on_fail", false}};
-  // the SQP's Hessian: Gauss-Newton (the cost's own Hessian, constant and positive
-  // semidefinite; the constraints' curvature left out, as real-time MPC solvers such as
-  // the seed's ForcesPro approximate it), or the exact Hessian of the Lagrangian, made
-  // positive definite where it is not (qrqp needs a convex QP). Steps are accepted after
-  // a backtracking line search on the merit function of up to max_line_search tries.
-  if (spec.gauss_newton) {
-    const SX lam_f = SX::sym("lam_f"), lam_g = SX::sym("lam_g", constraints.size1());
-    options["hess_lag"] = Function("nlp_hess_l", {w, SX::vec(P), lam_f, lam_g}, {lam_f * SX::hessian(J, w)},
-                                   {"x", "p", "lam_f", "lam_g"}, {"hess_gamma_x_x"});
-  } else {
-    options["convexify_strategy"] = "regularize";
-  }
-  options["max_iter_ls"] = spec.max_line_search;
-  solver_ = casadi::nlpsol("nereid_mpc", "sqpmethod", nlp, options);
-  if (spec.implicit) {  // the one-step map, for Discrete(): Newton on the stage equations
-    const SX k12 = SX::sym("k", nk);
-    const SX k1 = k12(casadi::Slice(0, nx_)), k2 = k12(casadi::Slice(nx_, 2 * nx_));
-    const SX res = SX::vertcat({k1 - f(x + h * (a11 * k1 + a12 * k2), u), k2 - f(x + h * (a21 * k1 + a22 * k2), u)});
-    const Function residual("irk_residual", {k12, x, u}, {res});
-    const Function solve = casadi::rootfinder("irk_stages", "newton", residual,
-                                              Dict{{"abstol", 1e-14}, {"max_iter", 50}, {"error_on_fail", false}});
-    const SX stages = solve(std::vector<SX>{SX::zeros(nk), x, u}).at(0);
-    step_ = Function("irk4_step", {x, u},
-                     {x + 0.5 * h * (stages(casadi::Slice(0, nx_)) + stages(casadi::Slice(nx_, 2 * nx_))), stages});
-  }
-  nk_ = nk;
+  if (!spec.implicit) step_ = ExplicitRk4Step(spec.dynamics, x, u, spec.dt);
+  nk_ = spec.implicit ? 2 * nx_ : 0;  // stage derivatives per interval
+  const Transcription t = Transcribe(spec, step_, nx_, nu_, nk_);
+  const casadi::SXDict nlp = {{"x", t.w}, {"p", t.p}, {"f", t.J}, {"g", t.g}};
+  solver_ = casadi::nlpsol("nereid_mpc", "sqpmethod", nlp, SqpOptions(spec, t));
+  if (spec.implicit) step_ = ImplicitRk4Step(spec.dynamics, x, u, spec.dt, nx_);
 
   // bounds: x_0 is pinned by g; x_1..x_N within x_lo..x_hi; inputs within u_lo..u_hi
   const double inf = std::numeric_limits<double>::infinity();
@@ -152,9 +187,9 @@ Ocp::Ocp(const OcpSpec& spec) : spec_(spec) {
       ubx_.push_back(spec.u_hi[i]);
     }
   }
-  lbx_.resize(lbx_.size() + static_cast<size_t>(nk * N), -inf);
-  ubx_.resize(ubx_.size() + static_cast<size_t>(nk * N), inf);
-  lbg_.assign(static_cast<size_t>(nx_ * (N + 1) + nk * N), 0.0);
+  lbx_.resize(lbx_.size() + static_cast<size_t>(nk_ * N), -inf);
+  ubx_.resize(ubx_.size() + static_cast<size_t>(nk_ * N), inf);
+  lbg_.assign(static_cast<size_t>(nx_ * (N + 1) + nk_ * N), 0.0);
   ubg_ = lbg_;
 }
 
