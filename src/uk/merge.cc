@@ -71,59 +71,67 @@ std::map<int, WeldedPose> WeldedPoses(const mjModel* m, const std::string& sourc
   return poses;
 }
 
-std::string MergedModelXml(const std::string& model_path, const mjModel* m, std::string* why) {
-  const std::map<int, WeldedPose> poses = WeldedPoses(m, model_path);
-  if (poses.empty()) {
-    *why = "no active uk: welds";
-    return "";
+namespace {
+
+// The model parsed twice: the spec that becomes the merged model, and a second one whose
+// bodies are attached to it (mj_deleteSpec on both when done).
+struct Specs {
+  mjSpec* spec = nullptr;
+  mjSpec* copies = nullptr;
+  Specs() = default;
+  Specs(const Specs&) = delete;
+  Specs& operator=(const Specs&) = delete;
+  ~Specs() {
+    if (spec) mj_deleteSpec(spec);
+    if (copies) mj_deleteSpec(copies);
   }
-  // MuJoCo's calls here run under Nereid's log handler (CallMuJoCo): their warnings repeat
-  // the model's own load's (the caller has loaded it through nereid::Simulation, which keeps
-  // them) and are dropped, not printed and not written to MUJOCO_LOG.TXT; a fatal error
-  // returns here as the reason the model cannot be merged
+};
+
+// Parses model_path twice into s; the reason on failure, "" on success. MuJoCo's calls here
+// run under Nereid's log handler (CallMuJoCo): their warnings repeat the model's own load's
+// (the caller has loaded it through nereid::Simulation, which keeps them) and are dropped,
+// not printed and not written to MUJOCO_LOG.TXT; a fatal error returns here as the reason
+// the model cannot be merged.
+std::string ParseTwice(const std::string& model_path, Specs* s) {
   char error[1024] = "";
   std::string fatal;
   const char* path = model_path.c_str();
-  mjSpec* spec = nullptr;
-  mjSpec* copies = nullptr;
-  if (!CallMuJoCo([&] { spec = mj_parseXML(path, nullptr, error, sizeof(error)); }, nullptr, &fatal) ||
-      (spec && !CallMuJoCo([&] { copies = mj_parseXML(path, nullptr, error, sizeof(error)); }, nullptr, &fatal)) ||
-      !spec || !copies) {
-    if (spec) mj_deleteSpec(spec);
-    if (copies) mj_deleteSpec(copies);
-    *why = model_path + ": " + (fatal.empty() ? std::string(error) : fatal);
-    return "";
+  if (!CallMuJoCo([&] { s->spec = mj_parseXML(path, nullptr, error, sizeof(error)); }, nullptr, &fatal) ||
+      (s->spec && !CallMuJoCo([&] { s->copies = mj_parseXML(path, nullptr, error, sizeof(error)); }, nullptr, &fatal)) ||
+      !s->spec || !s->copies) {
+    return model_path + ": " + (fatal.empty() ? std::string(error) : fatal);
   }
-  auto fail = [&](const std::string& reason) {
-    *why = reason;
-    mj_deleteSpec(spec);
-    mj_deleteSpec(copies);
-    return std::string();
-  };
-  // the bodies are moved by attaching copies from a second parse, which must not bring
-  // keyframes, equalities or plugin instances along
-  for (mjtObj t : {mjOBJ_KEY, mjOBJ_EQUALITY, mjOBJ_PLUGIN}) DeleteAll(copies, t);
-  DeleteAll(spec, mjOBJ_KEY);
+  return "";
+}
+
+// Moves every welded body under its root at its welded pose: the UK welds and keyframes go,
+// and each body is replaced by its copy from the second parse (free joint stripped: a
+// UK-connected body moves by exactly its free joint, FindUKWelds), attached to the root's
+// body. The reason on failure, "" on success.
+std::string AttachWeldedBodies(const mjModel* m, const std::string& model_path,
+                               const std::map<int, WeldedPose>& poses, const Specs& s) {
+  // the copies must not bring keyframes, equalities or plugin instances along
+  for (mjtObj t : {mjOBJ_KEY, mjOBJ_EQUALITY, mjOBJ_PLUGIN}) DeleteAll(s.copies, t);
+  DeleteAll(s.spec, mjOBJ_KEY);
   for (int eq : FindUKWelds(m, model_path)) {
-    if (mjsElement* e = mjs_findElement(spec, mjOBJ_EQUALITY, mj_id2name(m, mjOBJ_EQUALITY, eq))) mjs_delete(spec, e);
+    if (mjsElement* e = mjs_findElement(s.spec, mjOBJ_EQUALITY, mj_id2name(m, mjOBJ_EQUALITY, eq))) mjs_delete(s.spec, e);
   }
-  // strip the copies' free joints first (a UK-connected body moves by exactly its free
-  // joint: FindUKWelds), then attach them
+  // strip the copies' free joints first, then attach them
   for (const auto& [body, pose] : poses) {
     if (body == pose.root) continue;
-    mjsBody* copy = mjs_findBody(copies, mj_id2name(m, mjOBJ_BODY, body));
+    mjsBody* copy = mjs_findBody(s.copies, mj_id2name(m, mjOBJ_BODY, body));
     if (!copy) continue;
-    if (mjsElement* joint = mjs_firstChild(copy, mjOBJ_JOINT, 0)) mjs_delete(copies, joint);
+    if (mjsElement* joint = mjs_firstChild(copy, mjOBJ_JOINT, 0)) mjs_delete(s.copies, joint);
   }
   for (const auto& [body, pose] : poses) {
     if (body == pose.root) continue;
     const char* name = mj_id2name(m, mjOBJ_BODY, body);
     const char* root_name = mj_id2name(m, mjOBJ_BODY, pose.root);
-    mjsBody* target = root_name ? mjs_findBody(spec, root_name) : nullptr;
-    mjsBody* old = name ? mjs_findBody(spec, name) : nullptr;
-    mjsBody* copy = name ? mjs_findBody(copies, name) : nullptr;
-    if (!target || !old || !copy) return fail("unnamed body");
-    mjs_delete(spec, old->element);
+    mjsBody* target = root_name ? mjs_findBody(s.spec, root_name) : nullptr;
+    mjsBody* old = name ? mjs_findBody(s.spec, name) : nullptr;
+    mjsBody* copy = name ? mjs_findBody(s.copies, name) : nullptr;
+    if (!target || !old || !copy) return "unnamed body";
+    mjs_delete(s.spec, old->element);
     for (int i = 0; i < 3; ++i) copy->pos[i] = pose.position[i];
     const Quat& q = pose.orientation;
     copy->quat[0] = q.w();
@@ -133,21 +141,34 @@ std::string MergedModelXml(const std::string& model_path, const mjModel* m, std:
     copy->alt.type = mjORIENTATION_QUAT;
     mjsFrame* frame = mjs_addFrame(target, nullptr);
     if (!frame || !mjs_attach(frame->element, copy->element, "", "")) {
-      return fail(std::string("mjs_attach failed: ") + mjs_getError(spec));
+      return std::string("mjs_attach failed: ") + mjs_getError(s.spec);
     }
   }
-  // compiled without MuJoCo's length-range computation, which can loop forever
-  // (length_range.h); the merged MJCF is loaded through nereid::Simulation, which runs it
-  // (with MuJoCo's default options: MuJoCo 3.14's XML writer leaves <lengthrange> out)
+  return "";
+}
+
+// Whether the merged spec compiles; the reason if not, "" if it does. Compiled without
+// MuJoCo's length-range computation, which can loop forever (length_range.h); the merged
+// MJCF is loaded through nereid::Simulation, which runs it (with MuJoCo's default options:
+// MuJoCo 3.14's XML writer leaves <lengthrange> out).
+std::string CompileError(mjSpec* spec) {
+  std::string fatal;
   const mjLROpt length_range = spec->compiler.LRopt;
   spec->compiler.LRopt.mode = mjLRMODE_NONE;
   mjModel* merged = nullptr;
   if (!CallMuJoCo([&] { merged = mj_compile(spec, nullptr); }, nullptr, &fatal)) {
-    return fail("the merged model does not compile: " + fatal);
+    return "the merged model does not compile: " + fatal;
   }
   spec->compiler.LRopt = length_range;
-  if (!merged) return fail(std::string("the merged model does not compile: ") + mjs_getError(spec));
+  if (!merged) return std::string("the merged model does not compile: ") + mjs_getError(spec);
   mj_deleteModel(merged);
+  return "";
+}
+
+// The spec written as MJCF into *text; the reason on failure, "" on success.
+std::string SaveXml(mjSpec* spec, std::string* text) {
+  char error[1024] = "";
+  std::string fatal;
   std::vector<char> xml(1 << 22);
   int n = -1;
   char* buffer = xml.data();
@@ -155,26 +176,46 @@ std::string MergedModelXml(const std::string& model_path, const mjModel* m, std:
   if (!CallMuJoCo([&] { n = mj_saveXMLString(spec, buffer, size, error, sizeof(error)); }, nullptr, &fatal)) {
     std::snprintf(error, sizeof(error), "%s", fatal.c_str());
   }
-  mj_deleteSpec(spec);
-  mj_deleteSpec(copies);
-  if (n != 0) {
-    *why = std::string("cannot write the merged MJCF: ") + error;
-    return "";
-  }
-  std::string text(xml.data());
-  // the model's own <extension> block back (see merge.h)
+  if (n != 0) return std::string("cannot write the merged MJCF: ") + error;
+  *text = xml.data();
+  return "";
+}
+
+// What MuJoCo's writer changes that the merged MJCF must not: the model's own <extension>
+// block goes back in (see merge.h); MuJoCo 3.14 writes the attached copy's (empty) default
+// class as a nameless nested <default/>, which its own parser rejects; it carries nothing,
+// so it goes.
+void RepairWrittenXml(const std::string& model_path, std::string* text) {
   std::ifstream in(model_path);
   const std::string original((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const size_t o0 = original.find("<extension>"), o1 = original.find("</extension>");
-  const size_t t0 = text.find("<extension>"), t1 = text.find("</extension>");
+  const size_t t0 = text->find("<extension>"), t1 = text->find("</extension>");
   if (o0 != std::string::npos && o1 != std::string::npos && t0 != std::string::npos && t1 != std::string::npos) {
-    text.replace(t0, t1 - t0, original.substr(o0, o1 - o0));
+    text->replace(t0, t1 - t0, original.substr(o0, o1 - o0));
   }
-  // MuJoCo 3.14 writes the attached copy's (empty) default class as a nameless nested
-  // <default/>, which its own parser rejects; it carries nothing, so it goes
-  for (size_t at = text.find("<default/>"); at != std::string::npos; at = text.find("<default/>")) {
-    text.erase(at, std::string("<default/>").size());
+  for (size_t at = text->find("<default/>"); at != std::string::npos; at = text->find("<default/>")) {
+    text->erase(at, std::string("<default/>").size());
   }
+}
+
+}  // namespace
+
+std::string MergedModelXml(const std::string& model_path, const mjModel* m, std::string* why) {
+  const std::map<int, WeldedPose> poses = WeldedPoses(m, model_path);
+  if (poses.empty()) {
+    *why = "no active uk: welds";
+    return "";
+  }
+  std::string text;
+  {
+    Specs s;
+    *why = ParseTwice(model_path, &s);
+    if (why->empty()) *why = AttachWeldedBodies(m, model_path, poses, s);
+    if (why->empty()) *why = CompileError(s.spec);
+    if (why->empty()) *why = SaveXml(s.spec, &text);
+    if (!why->empty()) return "";
+  }
+  RepairWrittenXml(model_path, &text);
   return text;
 }
 
