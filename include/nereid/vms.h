@@ -143,6 +143,13 @@ class VmsController final {
   void MakeStageFeedback(Loop& loop);
   void CheckStiffness(const std::string& source);
   double JointReference(const Loop& loop, double t, double* rate, double* accel) const;
+  // Update's parts: the vehicle's PD and thrust allocation, one PID joint loop's ctrl, the
+  // loops' inertias and monitored bodies' rates, the joints' reactions; those that record
+  // write vms.csv's columns from `out` and return where the next ones go.
+  double* UpdateVehicle(double t, double* out);
+  void UpdateJointPid(Loop& loop, double r, double rate, double dt);
+  double* RecordInertiasAndRates(double* out);
+  void RecordReactions(double* out);
   void UpdateComputedTorque(double t);
 
   Simulation& sim_;

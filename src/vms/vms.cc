@@ -261,50 +261,12 @@ double VmsController::JointReference(const Loop& loop, double t, double* rate, d
 }
 
 void VmsController::Update(double dt) {
-  const mjModel* m = sim_.model();
-  mjData* d = sim_.data();
-  const double t = d->time;
+  const double t = sim_.data()->time;
   const size_t row = rows_.size();
   rows_.resize(row + columns_, 0.0);
   double* out = rows_.data() + row;
   *out++ = t;
-
-  if (spec_.vehicle) {
-    // seed 003 Fig. 10: PD on the NED pose error, mapped to the body by J(eta)^T
-    const VehiclePdSpec& v = *spec_.vehicle;
-    const Vec6 x = NedPose(d, body_);
-    const int dof = FreeJointDof(m, body_);
-    const Vec3 v_ned = kT * Vec3(d->qvel[dof], d->qvel[dof + 1], d->qvel[dof + 2]);
-    const Vec3 w_frd = kT * Vec3(d->qvel[dof + 3], d->qvel[dof + 4], d->qvel[dof + 5]);
-    const Mat3 T_theta = EulerRateMatrix(x[3], x[4]);
-    Vec6 x_dot;
-    x_dot << v_ned, T_theta * w_frd;
-    const Vec3 origin_ned = kT * v.origin;
-    Vec6 g = Vec6::Zero();
-    for (int i = 0; i < 6; ++i) {
-      const double r = v.reference[static_cast<size_t>(i)].Value(t) + (i < 3 ? origin_ned[i] : 0.0);
-      *out++ = r;
-      if (!v.active[static_cast<size_t>(i)]) continue;
-      const double e = i < 3 ? r - x[i] : WrapAngle(r - x[i]);
-      const double e_dot = v.reference[static_cast<size_t>(i)].Rate(t) - x_dot[i];
-      g[i] = v.kp[i] * e + v.kd[i] * e_dot;
-    }
-    const Mat3 R = kT * BodyRotation(d, body_) * kT;  // NED-from-FRD
-    Vec6 tau_frd;
-    tau_frd << R.transpose() * g.head<3>(), T_theta.transpose() * g.tail<3>();
-    Vec6 tau_flu;
-    tau_flu << kT * tau_frd.head<3>(), kT * tau_frd.tail<3>();
-    // thruster saturation: box-constrained allocation within each thruster's thrust range
-    const Eigen::VectorXd thrust = Allocate(thrusters_.B, tau_flu, thrusters_.thrust_min, thrusters_.thrust_max);
-    thrusters_.SetCommands(m, d, thrust);
-    const Vec6 achieved_flu = thrusters_.B * thrust;
-    for (int i = 0; i < 6; ++i) *out++ = tau_frd[i];
-    for (int i = 0; i < 3; ++i) *out++ = (kT * achieved_flu.head<3>())[i];
-    for (int i = 0; i < 3; ++i) *out++ = (kT * achieved_flu.tail<3>())[i];
-    const Vec6 eta = NedPoseOfState(m, d, body_);
-    for (int i = 0; i < 6; ++i) *out++ = eta[i];
-  }
-
+  if (spec_.vehicle) out = UpdateVehicle(t, out);
   bool computed_torque = false;
   for (Loop& loop : loops_) {
     double rate = 0, accel = 0;
@@ -314,24 +276,77 @@ void VmsController::Update(double dt) {
       computed_torque = true;
       continue;
     }
-    // seed 003 Table 5: PID on the joint error. kp e + kd e' is the actuator's bias at every
-    // stage (MakeStageFeedback); ctrl carries the reference and integral terms.
-    const double e = r - d->qpos[loop.qpos];
-    const double e_dot = rate - d->qvel[loop.dof];
-    // int(e) by the trapezoidal rule up to now; over the coming step it is held at its
-    // mid-step value, int + e dt / 2 (both second order in dt)
-    const double increment = 0.5 * (loop.last_error + e) * loop.last_dt;  // last_dt = 0 at the start
-    const double held = loop.integral + increment + 0.5 * e * dt;
-    // anti-windup (conditional integration): no integration while the motor is saturated
-    // in the direction the error pushes
-    const double tau = loop.spec.kp * e + loop.spec.ki * held + loop.spec.kd * e_dot;
-    const bool saturated = (tau > loop.torque_max && e > 0) || (tau < loop.torque_min && e < 0);
-    if (!saturated) loop.integral += increment;
-    loop.last_error = e;
-    loop.last_dt = saturated ? 0.0 : dt;
-    d->ctrl[m->actuator_ctrladr[loop.actuator]] =
-        (loop.spec.kp * r + loop.spec.kd * rate + loop.spec.ki * (loop.integral + 0.5 * loop.last_dt * e)) / loop.gear;
+    UpdateJointPid(loop, r, rate, dt);
   }
+  out = RecordInertiasAndRates(out);
+  if (computed_torque) UpdateComputedTorque(t);
+  if (!reaction_joints_.empty()) RecordReactions(out);
+}
+
+double* VmsController::UpdateVehicle(double t, double* out) {
+  // seed 003 Fig. 10: PD on the NED pose error, mapped to the body by J(eta)^T
+  const mjModel* m = sim_.model();
+  mjData* d = sim_.data();
+  const VehiclePdSpec& v = *spec_.vehicle;
+  const Vec6 x = NedPose(d, body_);
+  const int dof = FreeJointDof(m, body_);
+  const Vec3 v_ned = kT * Vec3(d->qvel[dof], d->qvel[dof + 1], d->qvel[dof + 2]);
+  const Vec3 w_frd = kT * Vec3(d->qvel[dof + 3], d->qvel[dof + 4], d->qvel[dof + 5]);
+  const Mat3 T_theta = EulerRateMatrix(x[3], x[4]);
+  Vec6 x_dot;
+  x_dot << v_ned, T_theta * w_frd;
+  const Vec3 origin_ned = kT * v.origin;
+  Vec6 g = Vec6::Zero();
+  for (int i = 0; i < 6; ++i) {
+    const double r = v.reference[static_cast<size_t>(i)].Value(t) + (i < 3 ? origin_ned[i] : 0.0);
+    *out++ = r;
+    if (!v.active[static_cast<size_t>(i)]) continue;
+    const double e = i < 3 ? r - x[i] : WrapAngle(r - x[i]);
+    const double e_dot = v.reference[static_cast<size_t>(i)].Rate(t) - x_dot[i];
+    g[i] = v.kp[i] * e + v.kd[i] * e_dot;
+  }
+  const Mat3 R = kT * BodyRotation(d, body_) * kT;  // NED-from-FRD
+  Vec6 tau_frd;
+  tau_frd << R.transpose() * g.head<3>(), T_theta.transpose() * g.tail<3>();
+  Vec6 tau_flu;
+  tau_flu << kT * tau_frd.head<3>(), kT * tau_frd.tail<3>();
+  // thruster saturation: box-constrained allocation within each thruster's thrust range
+  const Eigen::VectorXd thrust = Allocate(thrusters_.B, tau_flu, thrusters_.thrust_min, thrusters_.thrust_max);
+  thrusters_.SetCommands(m, d, thrust);
+  const Vec6 achieved_flu = thrusters_.B * thrust;
+  for (int i = 0; i < 6; ++i) *out++ = tau_frd[i];
+  for (int i = 0; i < 3; ++i) *out++ = (kT * achieved_flu.head<3>())[i];
+  for (int i = 0; i < 3; ++i) *out++ = (kT * achieved_flu.tail<3>())[i];
+  const Vec6 eta = NedPoseOfState(m, d, body_);
+  for (int i = 0; i < 6; ++i) *out++ = eta[i];
+  return out;
+}
+
+void VmsController::UpdateJointPid(Loop& loop, double r, double rate, double dt) {
+  // seed 003 Table 5: PID on the joint error. kp e + kd e' is the actuator's bias at every
+  // stage (MakeStageFeedback); ctrl carries the reference and integral terms.
+  const mjModel* m = sim_.model();
+  mjData* d = sim_.data();
+  const double e = r - d->qpos[loop.qpos];
+  const double e_dot = rate - d->qvel[loop.dof];
+  // int(e) by the trapezoidal rule up to now; over the coming step it is held at its
+  // mid-step value, int + e dt / 2 (both second order in dt)
+  const double increment = 0.5 * (loop.last_error + e) * loop.last_dt;  // last_dt = 0 at the start
+  const double held = loop.integral + increment + 0.5 * e * dt;
+  // anti-windup (conditional integration): no integration while the motor is saturated
+  // in the direction the error pushes
+  const double tau = loop.spec.kp * e + loop.spec.ki * held + loop.spec.kd * e_dot;
+  const bool saturated = (tau > loop.torque_max && e > 0) || (tau < loop.torque_min && e < 0);
+  if (!saturated) loop.integral += increment;
+  loop.last_error = e;
+  loop.last_dt = saturated ? 0.0 : dt;
+  d->ctrl[m->actuator_ctrladr[loop.actuator]] =
+      (loop.spec.kp * r + loop.spec.kd * rate + loop.spec.ki * (loop.integral + 0.5 * loop.last_dt * e)) / loop.gear;
+}
+
+double* VmsController::RecordInertiasAndRates(double* out) {
+  const mjModel* m = sim_.model();
+  mjData* d = sim_.data();
   for (const Loop& loop : loops_) {
     // the joint's inertia: the diagonal of Nereid's mass matrix (added inertia included) at
     // the last evaluation, for judging a loop's gains (a PID is stable iff kd kp > I ki)
@@ -348,20 +363,23 @@ void VmsController::Update(double dt) {
       for (int i = 3; i < 6; ++i) *out++ = nu[i];
     }
   }
-  if (computed_torque) UpdateComputedTorque(t);
-  if (!reaction_joints_.empty()) {
-    // the force and moment each joint's parent exerts on its child (vehicle on the arm
-    // base, link on link), at the joint anchor in the parent's frame (FLU), for the state
-    // and commands the coming step starts from (nereid/reactions.h)
-    sim_.Forward();
-    const std::vector<JointReaction> reactions = JointReactions(sim_, reaction_joints_);
-    for (size_t k = 0; k < reactions.size(); ++k) {
-      const int parent = m->body_parentid[m->jnt_bodyid[reaction_joints_[k]]];
-      const Mat3 R = BodyRotation(d, parent);
-      const Vec3 f = R.transpose() * reactions[k].force, tq = R.transpose() * reactions[k].torque;
-      for (int i = 0; i < 3; ++i) *out++ = f[i];
-      for (int i = 0; i < 3; ++i) *out++ = tq[i];
-    }
+  return out;
+}
+
+void VmsController::RecordReactions(double* out) {
+  // the force and moment each joint's parent exerts on its child (vehicle on the arm
+  // base, link on link), at the joint anchor in the parent's frame (FLU), for the state
+  // and commands the coming step starts from (nereid/reactions.h)
+  const mjModel* m = sim_.model();
+  const mjData* d = sim_.data();
+  sim_.Forward();
+  const std::vector<JointReaction> reactions = JointReactions(sim_, reaction_joints_);
+  for (size_t k = 0; k < reactions.size(); ++k) {
+    const int parent = m->body_parentid[m->jnt_bodyid[reaction_joints_[k]]];
+    const Mat3 R = BodyRotation(d, parent);
+    const Vec3 f = R.transpose() * reactions[k].force, tq = R.transpose() * reactions[k].torque;
+    for (int i = 0; i < 3; ++i) *out++ = f[i];
+    for (int i = 0; i < 3; ++i) *out++ = tq[i];
   }
 }
 
