@@ -374,183 +374,257 @@ def ensure_element(root, tag):
 
 def structure_et(rng, root, model_path):
     """One mutation of a parsed model; returns a description (root changed in place)."""
-    pairs = [(parent, child) for parent in root.iter() for child in list(parent)]
     op = rng.choices(["delete", "duplicate", "del_attr", "set_attr", "memory", "timestep", "option",
                       "keyframe", "inertial", "nest", "include", "no_extension", "passive", "transmission",
                       "controls", "lengthrange"],
                      [14, 10, 10, 14, 8, 8, 10, 6, 6, 4, 4, 2, 6, 6, 6, 4])[0]
-    if op == "delete" and pairs:
-        parent, child = rng.choice(pairs)
+    if op in ("delete", "duplicate"):
+        desc = delete_or_duplicate_element(rng, root, op)
+    elif op in ("del_attr", "set_attr"):
+        desc = delete_or_set_attribute(rng, root, op)
+    elif op in ("memory", "timestep", "option"):
+        desc = set_size_or_option(rng, root, op)
+    elif op == "keyframe":
+        desc = break_keyframe(rng, root)
+    elif op == "inertial":
+        desc = break_inertial(rng, root)
+    elif op == "nest":
+        desc = add_nested_bodies(rng, root)
+    elif op == "include":
+        desc = add_bad_include(rng, root, model_path)
+    elif op == "passive":
+        desc = set_passive_term(rng, root)
+    elif op == "transmission":
+        desc = change_transmission(rng, root)
+    elif op == "controls":
+        desc = add_first_actuator(rng, root)
+    elif op == "lengthrange":
+        desc = add_length_range(rng, root)
+    else:
+        desc = remove_extension(root)
+    # None: the model has nothing the op could change (no element, attribute, inertial,
+    # worldbody or <extension>)
+    return desc if desc is not None else disable_gravity(root)
+
+
+def delete_or_duplicate_element(rng, root, op):
+    """op "delete" or "duplicate" on a random element; None when the model has none."""
+    pairs = [(parent, child) for parent in root.iter() for child in list(parent)]
+    if not pairs:
+        return None
+    parent, child = rng.choice(pairs)
+    if op == "delete":
         parent.remove(child)
         return f"delete <{child.tag} {short(attrs(child))}>"
-    if op == "duplicate" and pairs:
-        parent, child = rng.choice(pairs)
-        n = rng.choice([1, 1, 1, 20])
-        at = list(parent).index(child)
-        for _ in range(n):
-            parent.insert(at + 1, copy.deepcopy(child))
-        return f"duplicate <{child.tag} {short(attrs(child))}> x{n}"
+    n = rng.choice([1, 1, 1, 20])
+    at = list(parent).index(child)
+    for _ in range(n):
+        parent.insert(at + 1, copy.deepcopy(child))
+    return f"duplicate <{child.tag} {short(attrs(child))}> x{n}"
+
+
+def delete_or_set_attribute(rng, root, op):
+    """op "del_attr" or "set_attr" (a hostile value) on a random attribute; None when the
+    model has none."""
     with_attrs = [el for el in root.iter() if el.attrib]
-    if op == "del_attr" and with_attrs:
-        el = rng.choice(with_attrs)
-        key = rng.choice(sorted(el.attrib))
+    if not with_attrs:
+        return None
+    el = rng.choice(with_attrs)
+    key = rng.choice(sorted(el.attrib))
+    if op == "del_attr":
         del el.attrib[key]
         return f"delete <{el.tag}> {key}"
-    if op == "set_attr" and with_attrs:
-        el = rng.choice(with_attrs)
-        key = rng.choice(sorted(el.attrib))
-        old = el.attrib[key]
-        value = hostile_config_value(rng, old) if rng.random() < 0.8 else hostile_text(rng)
-        el.attrib[key] = value
-        return f"<{el.tag}> {key}={short(value)}"
+    old = el.attrib[key]
+    value = hostile_config_value(rng, old) if rng.random() < 0.8 else hostile_text(rng)
+    el.attrib[key] = value
+    return f"<{el.tag}> {key}={short(value)}"
+
+
+def set_size_or_option(rng, root, op):
+    """op "memory" (<size memory>), "timestep" (<option timestep>) or "option" (another
+    <option> attribute or a <flag>), from the lists above."""
     if op == "memory":
         size = ensure_element(root, "size")
         value = rng.choice(MEMORY_SIZES)
         size.attrib["memory"] = value
         return f'<size memory="{value}">'
+    option = ensure_element(root, "option")
     if op == "timestep":
-        option = ensure_element(root, "option")
         value = rng.choice(TIMESTEPS)
         option.attrib["timestep"] = value
         return f'<option timestep="{value}">'
-    if op == "option":
-        option = ensure_element(root, "option")
-        if rng.random() < 0.2:
-            flag = ET.SubElement(option, "flag")
-            key = rng.choice(["contact", "gravity", "warmstart", "energy", "bogus", "multiccd", "island",
-                              "spring", "damper", "eulerdamp", "sleep"])
-            flag.attrib[key] = rng.choice(["disable", "enable", "maybe", ""])
-            return f"<option><flag {key}={flag.attrib[key]!r}>"
-        k, v = rng.choice(OPTION_MUTATIONS).split("=", 1)
-        option.attrib[k] = v.strip('"')
-        return f"<option {k}={v}>"
-    if op == "keyframe":
-        keys = root.findall("./keyframe/key")
-        if keys:
-            key = rng.choice(keys)
-            attr = rng.choice(["qpos", "qvel", "ctrl", "time", "act", "mpos", "mquat"])
-            old = key.attrib.get(attr, "0 0 0")
-            key.attrib[attr] = hostile_config_value(rng, old)
-            return f"<key {attr}={short(key.attrib[attr])}>"
-        kf = ensure_element(root, "keyframe")
-        ET.SubElement(kf, "key", {"qpos": rng.choice(["1 2 3", "nan", "", "0 " * 10000])})
-        return "add <key qpos=...>"
-    if op == "inertial":
-        inertials = list(root.iter("inertial"))
-        if inertials:
-            el = rng.choice(inertials)
-            attr = rng.choice(["mass", "diaginertia", "pos", "fullinertia", "quat"])
-            el.attrib[attr] = rng.choice(["0", "-1", "nan", "1e308", "1e-300", "0 0 0", "1 1 1e12",
-                                          "1 1 100", "1 2", "1 0 0 0 0 0", "0 0 0 0"])
-            return f"<inertial {attr}={el.attrib[attr]}>"
-    if op == "nest":
-        worldbody = root.find("worldbody")
-        if worldbody is not None:
-            depth = rng.choice([100, 400, 499, 1000, 10000])
-            # written out by mutate_structure: ElementTree's writer recurses
-            ET.SubElement(worldbody, NEST_TAG, {"depth": str(depth)})
-            return f"{depth} nested bodies"
-    if op == "include":
-        target = rng.choice([model_path, "/nonexistent/x.xml", "/dev/null", os.path.dirname(model_path),
-                             "", "\udcff.xml"])
-        root.insert(rng.randrange(len(root) + 1), ET.Element("include", {"file": target}))
-        return f"<include file={short(target)!r}>"
-    if op == "passive":
-        # one of MuJoCo's own passive terms (or an actuator's armature, which makes mj_Euler
-        # integrate a joint implicitly): Nereid's engine then leaves its own passive stage
-        # for MuJoCo's whole mj_passive (docs/design.md "One step"), or refuses the value
-        joints = list(root.iter("joint")) + list(root.iter("freejoint"))
-        bodies = list(root.iter("body"))
-        target = rng.choice(["joint", "joint", "body", "actuator"])
-        if target == "joint" and joints:
-            el = rng.choice(joints)
-            attr = rng.choice(["damping", "stiffness", "armature", "springref", "frictionloss"])
-        elif target == "body" and bodies:
-            el, attr = rng.choice(bodies), "gravcomp"
-        else:
-            section = root.find("actuator")
-            actuators = list(section) if section is not None else []
-            if not actuators:
-                return "no actuator for armature"
-            el, attr = rng.choice(actuators), rng.choice(["armature", "damping"])
-        el.attrib[attr] = rng.choice(["0", "-0", "1e-300", "0.01", "2", "-1", "nan", "inf", "1e308",
-                                      "1 2", "0.01 0.1 0.2"])
-        return f"<{el.tag}> {attr}={el.attrib[attr]}"
-    if op == "transmission":
-        # an actuator's transmission: a hostile gear, a reference site, another site (a world
-        # site included) or a joint instead: Nereid's engine moves between its own site
-        # transmission and MuJoCo's mj_transmission (docs/design.md "One step")
+    if rng.random() < 0.2:
+        flag = ET.SubElement(option, "flag")
+        key = rng.choice(["contact", "gravity", "warmstart", "energy", "bogus", "multiccd", "island",
+                          "spring", "damper", "eulerdamp", "sleep"])
+        flag.attrib[key] = rng.choice(["disable", "enable", "maybe", ""])
+        return f"<option><flag {key}={flag.attrib[key]!r}>"
+    k, v = rng.choice(OPTION_MUTATIONS).split("=", 1)
+    option.attrib[k] = v.strip('"')
+    return f"<option {k}={v}>"
+
+
+def break_keyframe(rng, root):
+    """A keyframe's value made hostile, or a bad keyframe added when the model has none."""
+    keys = root.findall("./keyframe/key")
+    if keys:
+        key = rng.choice(keys)
+        attr = rng.choice(["qpos", "qvel", "ctrl", "time", "act", "mpos", "mquat"])
+        old = key.attrib.get(attr, "0 0 0")
+        key.attrib[attr] = hostile_config_value(rng, old)
+        return f"<key {attr}={short(key.attrib[attr])}>"
+    kf = ensure_element(root, "keyframe")
+    ET.SubElement(kf, "key", {"qpos": rng.choice(["1 2 3", "nan", "", "0 " * 10000])})
+    return "add <key qpos=...>"
+
+
+def break_inertial(rng, root):
+    """An <inertial>'s mass, inertia, position or orientation made bad; None when the model
+    has no <inertial>."""
+    inertials = list(root.iter("inertial"))
+    if not inertials:
+        return None
+    el = rng.choice(inertials)
+    attr = rng.choice(["mass", "diaginertia", "pos", "fullinertia", "quat"])
+    el.attrib[attr] = rng.choice(["0", "-1", "nan", "1e308", "1e-300", "0 0 0", "1 1 1e12",
+                                  "1 1 100", "1 2", "1 0 0 0 0 0", "0 0 0 0"])
+    return f"<inertial {attr}={el.attrib[attr]}>"
+
+
+def add_nested_bodies(rng, root):
+    """A placeholder for 100 to 10,000 nested bodies in <worldbody>; None when there is none."""
+    worldbody = root.find("worldbody")
+    if worldbody is None:
+        return None
+    depth = rng.choice([100, 400, 499, 1000, 10000])
+    # written out by mutate_structure: ElementTree's writer recurses
+    ET.SubElement(worldbody, NEST_TAG, {"depth": str(depth)})
+    return f"{depth} nested bodies"
+
+
+def add_bad_include(rng, root, model_path):
+    """An <include> of the model itself, a missing file, /dev/null, a folder, nothing or a
+    name that is not UTF-8."""
+    target = rng.choice([model_path, "/nonexistent/x.xml", "/dev/null", os.path.dirname(model_path),
+                         "", "\udcff.xml"])
+    root.insert(rng.randrange(len(root) + 1), ET.Element("include", {"file": target}))
+    return f"<include file={short(target)!r}>"
+
+
+def set_passive_term(rng, root):
+    """A joint's, body's or actuator's passive term given a value from 0 to hostile."""
+    # one of MuJoCo's own passive terms (or an actuator's armature, which makes mj_Euler
+    # integrate a joint implicitly): Nereid's engine then leaves its own passive stage
+    # for MuJoCo's whole mj_passive (docs/design.md "One step"), or refuses the value
+    joints = list(root.iter("joint")) + list(root.iter("freejoint"))
+    bodies = list(root.iter("body"))
+    target = rng.choice(["joint", "joint", "body", "actuator"])
+    if target == "joint" and joints:
+        el = rng.choice(joints)
+        attr = rng.choice(["damping", "stiffness", "armature", "springref", "frictionloss"])
+    elif target == "body" and bodies:
+        el, attr = rng.choice(bodies), "gravcomp"
+    else:
         section = root.find("actuator")
         actuators = list(section) if section is not None else []
-        sites = [el.attrib["name"] for el in root.iter("site") if "name" in el.attrib]
-        joints = [el.attrib["name"] for el in root.iter("joint") if "name" in el.attrib]
         if not actuators:
-            return "no actuator for a transmission"
-        el = rng.choice(actuators)
-        what = rng.choice(["gear", "gear", "refsite", "site", "joint"])
-        if what == "gear":
-            el.attrib["gear"] = rng.choice(["0 0 0 0 0 0", "-1 0 0 0 0 0", "0 0 0 0 0 -1", "1e308 0 0 0 0 0",
-                                            "nan 0 0 0 0 0", "inf 1 0 0 0 0", "1e-300 0 0 0 0 1e-300",
-                                            "-0 -0 -0 -0 -0 -0", "1 2 3 4 5 6", "1 2"])
-        elif what in ("refsite", "site") and sites:
-            el.attrib[what] = rng.choice(sites + ["missing_site", ""])
-        elif what == "joint" and joints:
-            el.attrib.pop("site", None)
-            el.attrib["joint"] = rng.choice(joints)
-        else:
-            return f"no {what} for a transmission"
-        return f"<{el.tag}> {what}={el.attrib.get(what, el.attrib.get('joint'))}"
-    if op == "controls":
-        # an actuator with 0 or several controls or force outputs (MuJoCo 3.14) put first,
-        # so that every later actuator's control and force sit past its own index
-        # (docs/design.md "Actuators, controls and force outputs")
-        joints = [el.attrib["name"] for el in root.iter("joint") if "name" in el.attrib]
-        sites = [el.attrib["name"] for el in root.iter("site") if "name" in el.attrib]
-        # a model that includes its vehicle names the vehicle's sites in its plugins' configs
-        sites += [el.attrib["value"] for el in root.iter("config")
-                  if el.attrib.get("key") == "site" and "value" in el.attrib]
-        section = ensure_element(root, "actuator")
-        kind = rng.choice(["pid", "dcmotor", "orientation"])
-        # on a named joint, else on a site (the shipped vehicles' joints are unnamed freejoints)
-        target = {"joint": rng.choice(joints)} if joints else {"site": rng.choice(sites)} if sites else None
-        if kind == "orientation" and len(sites) >= 2:
-            site, ref = rng.sample(sites, 2)
-            el = ET.Element("orientation", {"site": site, "refsite": ref, "kp": rng.choice(["1", "0", "-1", "nan"])})
-        elif kind in ("pid", "orientation") and target:
-            el = ET.Element("pid", {**target, "kp": "1",
-                                    "input": rng.choice(["pos vel", "pos vel ff", "vel", "ff", "pos pos", ""])})
-        elif target:
-            el = ET.Element("dcmotor", {**target, "input": rng.choice(["none", "voltage", "pos"]),
-                                        "motorconst": "0.01", "resistance": "1"})
-        else:
-            return f"no joint or site for a {kind}"
-        section.insert(0, el)
-        if rng.random() < 0.5:  # keyframes sized for the old controls would refuse the model
-            for kf in root.findall("keyframe"):
-                root.remove(kf)
-        return f"first actuator <{el.tag} {short(attrs(el))}>"
-    if op == "lengthrange":
-        # MuJoCo's actuator length-range computation (src/length_range.h): a muscle with no
-        # lengthrange on a named joint, or the compiler's options with hostile values (mode
-        # "all" simulates every thruster; an inttotal of 1e9 s would simulate 1e11 steps)
-        joints = [el.attrib["name"] for el in root.iter("joint") if "name" in el.attrib]
-        if joints and rng.random() < 0.4:
-            el = ET.Element("muscle", {"joint": rng.choice(joints)})
-            ensure_element(root, "actuator").append(el)
-            for kf in root.findall("keyframe"):  # sized for the old controls
-                root.remove(kf)
-            return f"add <muscle {short(attrs(el))}>"
-        lr = ET.SubElement(ensure_element(root, "compiler"), "lengthrange")
-        lr.attrib["mode"] = rng.choice(["all", "muscleuser", "muscle", "none", "bogus"])
-        for key in rng.sample(["inttotal", "timestep", "accel", "interval", "timeconst", "tolrange", "maxforce"],
-                              rng.randint(1, 3)):
-            lr.attrib[key] = rng.choice(["1e9", "1e-300", "0", "-1", "nan", "inf", "1000", "0.5", "abc"])
-        return f"<compiler><lengthrange {short(attrs(lr))}>"
-    if op == "no_extension":
-        ext = root.find("extension")
-        if ext is not None:
-            root.remove(ext)
-            return "delete <extension>"
+            return "no actuator for armature"
+        el, attr = rng.choice(actuators), rng.choice(["armature", "damping"])
+    el.attrib[attr] = rng.choice(["0", "-0", "1e-300", "0.01", "2", "-1", "nan", "inf", "1e308",
+                                  "1 2", "0.01 0.1 0.2"])
+    return f"<{el.tag}> {attr}={el.attrib[attr]}"
+
+
+def change_transmission(rng, root):
+    """An actuator's gear, reference site, site or joint changed."""
+    # an actuator's transmission: a hostile gear, a reference site, another site (a world
+    # site included) or a joint instead: Nereid's engine moves between its own site
+    # transmission and MuJoCo's mj_transmission (docs/design.md "One step")
+    section = root.find("actuator")
+    actuators = list(section) if section is not None else []
+    sites = [el.attrib["name"] for el in root.iter("site") if "name" in el.attrib]
+    joints = [el.attrib["name"] for el in root.iter("joint") if "name" in el.attrib]
+    if not actuators:
+        return "no actuator for a transmission"
+    el = rng.choice(actuators)
+    what = rng.choice(["gear", "gear", "refsite", "site", "joint"])
+    if what == "gear":
+        el.attrib["gear"] = rng.choice(["0 0 0 0 0 0", "-1 0 0 0 0 0", "0 0 0 0 0 -1", "1e308 0 0 0 0 0",
+                                        "nan 0 0 0 0 0", "inf 1 0 0 0 0", "1e-300 0 0 0 0 1e-300",
+                                        "-0 -0 -0 -0 -0 -0", "1 2 3 4 5 6", "1 2"])
+    elif what in ("refsite", "site") and sites:
+        el.attrib[what] = rng.choice(sites + ["missing_site", ""])
+    elif what == "joint" and joints:
+        el.attrib.pop("site", None)
+        el.attrib["joint"] = rng.choice(joints)
+    else:
+        return f"no {what} for a transmission"
+    return f"<{el.tag}> {what}={el.attrib.get(what, el.attrib.get('joint'))}"
+
+
+def add_first_actuator(rng, root):
+    """A <pid>, <dcmotor> or <orientation> servo put first among the actuators."""
+    # an actuator with 0 or several controls or force outputs (MuJoCo 3.14) put first,
+    # so that every later actuator's control and force sit past its own index
+    # (docs/design.md "Actuators, controls and force outputs")
+    joints = [el.attrib["name"] for el in root.iter("joint") if "name" in el.attrib]
+    sites = [el.attrib["name"] for el in root.iter("site") if "name" in el.attrib]
+    # a model that includes its vehicle names the vehicle's sites in its plugins' configs
+    sites += [el.attrib["value"] for el in root.iter("config")
+              if el.attrib.get("key") == "site" and "value" in el.attrib]
+    section = ensure_element(root, "actuator")
+    kind = rng.choice(["pid", "dcmotor", "orientation"])
+    # on a named joint, else on a site (the shipped vehicles' joints are unnamed freejoints)
+    target = {"joint": rng.choice(joints)} if joints else {"site": rng.choice(sites)} if sites else None
+    if kind == "orientation" and len(sites) >= 2:
+        site, ref = rng.sample(sites, 2)
+        el = ET.Element("orientation", {"site": site, "refsite": ref, "kp": rng.choice(["1", "0", "-1", "nan"])})
+    elif kind in ("pid", "orientation") and target:
+        el = ET.Element("pid", {**target, "kp": "1",
+                                "input": rng.choice(["pos vel", "pos vel ff", "vel", "ff", "pos pos", ""])})
+    elif target:
+        el = ET.Element("dcmotor", {**target, "input": rng.choice(["none", "voltage", "pos"]),
+                                    "motorconst": "0.01", "resistance": "1"})
+    else:
+        return f"no joint or site for a {kind}"
+    section.insert(0, el)
+    if rng.random() < 0.5:  # keyframes sized for the old controls would refuse the model
+        for kf in root.findall("keyframe"):
+            root.remove(kf)
+    return f"first actuator <{el.tag} {short(attrs(el))}>"
+
+
+def add_length_range(rng, root):
+    """A <muscle> without a length range, or hostile <compiler><lengthrange> options."""
+    # MuJoCo's actuator length-range computation (src/length_range.h): a muscle with no
+    # lengthrange on a named joint, or the compiler's options with hostile values (mode
+    # "all" simulates every thruster; an inttotal of 1e9 s would simulate 1e11 steps)
+    joints = [el.attrib["name"] for el in root.iter("joint") if "name" in el.attrib]
+    if joints and rng.random() < 0.4:
+        el = ET.Element("muscle", {"joint": rng.choice(joints)})
+        ensure_element(root, "actuator").append(el)
+        for kf in root.findall("keyframe"):  # sized for the old controls
+            root.remove(kf)
+        return f"add <muscle {short(attrs(el))}>"
+    lr = ET.SubElement(ensure_element(root, "compiler"), "lengthrange")
+    lr.attrib["mode"] = rng.choice(["all", "muscleuser", "muscle", "none", "bogus"])
+    for key in rng.sample(["inttotal", "timestep", "accel", "interval", "timeconst", "tolrange", "maxforce"],
+                          rng.randint(1, 3)):
+        lr.attrib[key] = rng.choice(["1e9", "1e-300", "0", "-1", "nan", "inf", "1000", "0.5", "abc"])
+    return f"<compiler><lengthrange {short(attrs(lr))}>"
+
+
+def remove_extension(root):
+    """The model's <extension> (its plugins) removed; None when it has none."""
+    ext = root.find("extension")
+    if ext is None:
+        return None
+    root.remove(ext)
+    return "delete <extension>"
+
+
+def disable_gravity(root):
+    """<flag gravity=disable>: the mutation when the chosen one found nothing to change."""
     el = ET.SubElement(ensure_element(root, "option"), "flag")
     el.attrib["gravity"] = "disable"
     return "<flag gravity=disable>"
@@ -1617,6 +1691,41 @@ def case_expect(case):
 
 
 def run_case(case, args, work):
+    """Runs one case in its own folder under work; returns its result (a row of the JSON
+    report). Raises EnvironmentProblem when the program does not start."""
+    case_dir, cwd, input_path = make_case_dir(case, work)
+    places = {"@NEREID@": args.nereid, "@INPUT@": input_path, "@CASE@": case_dir, "@SOURCE@": args.source}
+    cmd = case_command(case, args, places)
+    env = case_env(case, args, places)
+    out_dir = os.path.join(case_dir, "out")
+    proc, stdout, stderr, timed_out, wall = execute_until_started(case, args, cmd, cwd, env, out_dir)
+    summary = read_summary(out_dir)
+    # a run stopped for writing a file beyond --output-mb did not end in bounded space: a
+    # hang, as one that does not end in bounded time
+    over_output = args.output_mb > 0 and proc.returncode == -signal.SIGXFSZ
+    expect = case_expect(case)
+    outcome, message, flags = judge_run(case, expect, proc, stdout, stderr, summary, timed_out or over_output)
+    noise = add_output_flags(case, cwd, stdout, stderr, message, flags)
+    rc = proc.returncode
+    result = {
+        "id": case.id, "kind": case.kind, "origin": case.origin, "mutation": case.description,
+        "outcome": outcome, "flags": flags, "status": run_status(rc, timed_out, over_output, args.output_mb),
+        "returncode": None if timed_out else rc,
+        "wall_s": round(wall, 3), "input": input_path if case.data is not None else None,
+        "input_bytes": len(case.data or b""), "command": cmd, "message": short(message, 400),
+        "message_chars": len(message), "noise": noise, "expect": "error" if (expect or {}).get("error") else None,
+        "stdout_tail": stdout[-400:] if (outcome in ("crash", "hang", "wrong-ok") or flags) else "",
+    }
+    failing = outcome in FAILING or flags
+    if failing and args.keep_failures:
+        keep_failure(case, args, result, input_path, stdout, stderr)
+    tidy_case_dir(case_dir, failing)
+    return result
+
+
+def make_case_dir(case, work):
+    """A fresh folder for the case, with its input file and setup; returns (the folder, its
+    empty working directory, the input's path)."""
     case_dir = os.path.join(work, f"case-{case.id}")
     shutil.rmtree(case_dir, ignore_errors=True)
     cwd = os.path.join(case_dir, "cwd")
@@ -1626,10 +1735,13 @@ def run_case(case, args, work):
         with open(input_path, "wb") as f:
             f.write(case.data)
     make_setup(case, case_dir)
-    places = {"@NEREID@": args.nereid, "@INPUT@": input_path, "@CASE@": case_dir, "@SOURCE@": args.source}
-    cmd = case_command(case, args, places)
-    env = case_env(case, args, places)
-    out_dir = os.path.join(case_dir, "out")
+    return case_dir, cwd, input_path
+
+
+def execute_until_started(case, args, cmd, cwd, env, out_dir):
+    """Runs cmd, again while the program does not start (a rebuild in progress); returns
+    (process, stdout, stderr, timed out, wall seconds). Raises EnvironmentProblem after
+    LOADER_RETRIES retries."""
     for attempt in range(LOADER_RETRIES + 1):
         t0 = time.monotonic()
         try:
@@ -1638,35 +1750,38 @@ def run_case(case, args, work):
             proc, stdout, stderr, timed_out = None, "", f"{cmd[0]}: {e}", False
         wall = time.monotonic() - t0
         if proc is not None and not loader_failed(proc.returncode, stderr, stdout, case):
-            break
+            return proc, stdout, stderr, timed_out, wall
         # the executable or a library it loads is being rebuilt: not the input's fault
         time.sleep(LOADER_WAIT_S)
         shutil.rmtree(out_dir, ignore_errors=True)
         shutil.rmtree(cwd, ignore_errors=True)
         os.makedirs(cwd)
-    else:
-        raise EnvironmentProblem(f"{args.nereid} does not start ({short(stderr.strip(), 300)}); "
-                                 f"is it being rebuilt?")
-    summary = None
+    raise EnvironmentProblem(f"{args.nereid} does not start ({short(stderr.strip(), 300)}); "
+                             f"is it being rebuilt?")
+
+
+def read_summary(out_dir):
+    """The run's summary.json, or None when there is none or it is not JSON."""
     try:
         with open(os.path.join(out_dir, "summary.json")) as f:
-            summary = json.load(f)
+            return json.load(f)
     except (OSError, ValueError):
-        pass
-    # a run stopped for writing a file beyond --output-mb did not end in bounded space: a
-    # hang, as one that does not end in bounded time
-    over_output = args.output_mb > 0 and proc.returncode == -signal.SIGXFSZ
+        return None
+
+
+def judge_run(case, expect, proc, stdout, stderr, summary, hung):
+    """(outcome, message, flags) of a run from its exit and its output: a python case from
+    the worker's markers, a command from its exit status, message and expectation."""
     flags = []
-    expect = case_expect(case)
     if case.ops is not None:
-        outcome, message, problems, log_file = judge_python(case, proc, stdout, stderr, timed_out or over_output)
+        outcome, message, problems, log_file = judge_python(case, proc, stdout, stderr, hung)
         if problems:
             flags.append("py-exception")
         if log_file:
             flags.append("log-file")
             message += ("; " if message else "") + "MUJOCO_LOG.TXT after " + ", ".join(log_file)
     else:
-        outcome, message = classify(proc.returncode, stderr, stdout, summary, timed_out or over_output)
+        outcome, message = classify(proc.returncode, stderr, stdout, summary, hung)
         if expect and expect.get("error") and outcome == "ok":
             outcome = "wrong-ok"
         if expect and outcome == "error" and expect.get("names") and not any(n in message for n in expect["names"]):
@@ -1675,6 +1790,12 @@ def run_case(case, args, work):
             flags.append("wrote")
         if TRACEBACK in stdout or TRACEBACK in stderr:
             flags.append("traceback")
+    return outcome, message, flags
+
+
+def add_output_flags(case, cwd, stdout, stderr, message, flags):
+    """Adds to flags those of what the run left: MUJOCO_LOG.TXT, MuJoCo's log lines, a long
+    message; returns the log lines, by stream."""
     if os.path.exists(os.path.join(cwd, "MUJOCO_LOG.TXT")) and "log-file" not in flags:
         flags.append("log-file")
     # MuJoCo's default log handler: "WARNING: ..." / "ERROR: ..." lines (stdout in older
@@ -1690,40 +1811,42 @@ def run_case(case, args, work):
     # counted in bytes: a byte that is not UTF-8 is written \xNN here, but is one byte
     if len(BYTE_ESCAPE_RE.sub("x", message)) > LONG_MESSAGE and case.ops is None:
         flags.append("long-message")
-    rc = proc.returncode
-    status = "timeout" if timed_out else f"output over {args.output_mb} MiB (SIGXFSZ)" if over_output else (
+    return noise
+
+
+def run_status(rc, timed_out, over_output, output_mb):
+    """How the run ended, in words: a timeout, an output over the limit, a signal or an exit."""
+    return "timeout" if timed_out else f"output over {output_mb} MiB (SIGXFSZ)" if over_output else (
         f"signal {signal.Signals(-rc).name}" if rc < 0 and -rc in signal.valid_signals() else f"exit {rc}")
-    result = {
-        "id": case.id, "kind": case.kind, "origin": case.origin, "mutation": case.description,
-        "outcome": outcome, "flags": flags, "status": status, "returncode": None if timed_out else rc,
-        "wall_s": round(wall, 3), "input": input_path if case.data is not None else None,
-        "input_bytes": len(case.data or b""), "command": cmd, "message": short(message, 400),
-        "message_chars": len(message), "noise": noise, "expect": "error" if (expect or {}).get("error") else None,
-        "stdout_tail": stdout[-400:] if (outcome in ("crash", "hang", "wrong-ok") or flags) else "",
-    }
-    failing = outcome in FAILING or flags
-    if failing and args.keep_failures:
-        dest = os.path.join(args.keep_failures, f"case-{case.id}")
-        shutil.rmtree(dest, ignore_errors=True)
-        os.makedirs(dest)
-        if case.data is not None:
-            kept = os.path.join(dest, "input" + case.suffix)
-            shutil.copyfile(input_path, kept)
-            result["kept"] = kept
-        with open(os.path.join(dest, "result.json"), "w") as f:
-            json.dump(dict(result, stdout=stdout[-20000:], stderr=stderr[-20000:]), f, indent=2)
-        with open(os.path.join(dest, "repro.sh"), "w") as f:
-            f.write("#!/bin/sh\n# " + short(case.description, 300).replace("\n", " ") + "\n")
-            f.write(repro_script(case, args, result.get("kept")) + "\n")
-        os.chmod(os.path.join(dest, "repro.sh"), 0o755)
-    for folder, _, files in os.walk(case_dir):  # keep a failing case's folder small
-        for f in files:
+
+
+def keep_failure(case, args, result, input_path, stdout, stderr):
+    """Copies a failing case to --keep-failures DIR/case-ID/: its input (result["kept"]),
+    result.json with the whole output, and repro.sh."""
+    dest = os.path.join(args.keep_failures, f"case-{case.id}")
+    shutil.rmtree(dest, ignore_errors=True)
+    os.makedirs(dest)
+    if case.data is not None:
+        kept = os.path.join(dest, "input" + case.suffix)
+        shutil.copyfile(input_path, kept)
+        result["kept"] = kept
+    with open(os.path.join(dest, "result.json"), "w") as f:
+        json.dump(dict(result, stdout=stdout[-20000:], stderr=stderr[-20000:]), f, indent=2)
+    with open(os.path.join(dest, "repro.sh"), "w") as f:
+        f.write("#!/bin/sh\n# " + short(case.description, 300).replace("\n", " ") + "\n")
+        f.write(repro_script(case, args, result.get("kept")) + "\n")
+    os.chmod(os.path.join(dest, "repro.sh"), 0o755)
+
+
+def tidy_case_dir(case_dir, failing):
+    """Removes a passing case's folder; a failing one's stays, less its files over 1 MiB."""
+    for folder, _, names in os.walk(case_dir):  # keep a failing case's folder small
+        for f in names:
             path = os.path.join(folder, f)
             if failing and os.path.isfile(path) and not os.path.islink(path) and os.path.getsize(path) > (1 << 20):
                 os.remove(path)
     if not failing:
         shutil.rmtree(case_dir, ignore_errors=True)
-    return result
 
 
 def repro_script(case, args, input_copy):
