@@ -932,50 +932,61 @@ def _new_model_xml(args, result, mesh_file):
 
 # ----------------------------------------------------------------------------- main
 
-def compute(args, log=print):
-    """Everything but the writing: returns the result dict."""
-    t_start = time.time()
+def check_solve_args(args):
+    """--max-panels and --rho within their ranges, else InputError."""
     if args.max_panels > PANEL_LIMIT or args.max_panels < 20:
         raise InputError(f"--max-panels {args.max_panels}: between 20 and {PANEL_LIMIT}")
     if not (math.isfinite(args.rho) and 1 <= args.rho <= 2000):
         raise InputError(f"--rho {args.rho}: expected a water density in kg/m^3 (1 to 2000)")
-    body_name = args.body
-    cg_flu = None
+
+
+def mjcf_input_levels(args):
+    """An MJCF body's refinement levels: (body name, levels, source, its CG in the body
+    frame from the loaded model, or None when the model does not load)."""
     inp = args.input
-    if inp.lower().endswith(".xml"):
-        if not os.path.isfile(inp):
-            raise InputError(f"{inp}: no such file")
-        body_name, geoms = mjcf_body(inp, args.body)
-        levels = mjcf_levels(inp, geoms, args.max_panels)
-        source = f"{inp} body '{body_name}' ({len(geoms)} geoms)"
-        try:
-            import nereid
-            import mujoco
-            model, _ = nereid.load(inp)
-            bid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, body_name)
-            cg_flu = model.body_ipos[bid].copy()
-        except Exception:
-            cg_flu = None
-    else:
-        scale = args.scale * {"m": 1.0, "cm": 0.01, "mm": 0.001}[args.units]
-        args.scale_used = scale
-        levels = mesh_surface(inp, scale, args.max_panels)
-        if args.frame == "frd":
-            s = np.array([1.0, -1.0, -1.0])
-            levels = [(V * s, F) for V, F in levels]  # a rotation: orientation is kept
-        args.input_surface = levels[0]
-        source = inp
-    # the finest level's geometry
-    Vf, Ff = levels[-1]
-    vol, cb, inertia = volume_properties(Vf, Ff)
-    cb = np.where(np.abs(cb) < 1e-12 * float(np.ptp(Vf, axis=0).max()), 0.0, cb) + 0.0
-    if vol <= 0:
-        raise InputError(f"{source}: the meshed surface encloses no positive volume ({vol:.3g} m^3)")
+    if not os.path.isfile(inp):
+        raise InputError(f"{inp}: no such file")
+    body_name, geoms = mjcf_body(inp, args.body)
+    levels = mjcf_levels(inp, geoms, args.max_panels)
+    source = f"{inp} body '{body_name}' ({len(geoms)} geoms)"
+    try:
+        import nereid
+        import mujoco
+        model, _ = nereid.load(inp)
+        bid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, body_name)
+        cg_flu = model.body_ipos[bid].copy()
+    except Exception:
+        cg_flu = None
+    return body_name, levels, source, cg_flu
+
+
+def mesh_input_levels(args):
+    """A mesh file's refinement levels in the body frame (FLU), scaled to metres; records
+    the scale used and the coarsest level on args."""
+    inp = args.input
+    scale = args.scale * {"m": 1.0, "cm": 0.01, "mm": 0.001}[args.units]
+    args.scale_used = scale
+    levels = mesh_surface(inp, scale, args.max_panels)
+    if args.frame == "frd":
+        s = np.array([1.0, -1.0, -1.0])
+        levels = [(V * s, F) for V, F in levels]  # a rotation: orientation is kept
+    args.input_surface = levels[0]
+    return levels
+
+
+def reference_point(args, cb, cg_flu):
+    """The --ref point in the body frame (FLU): cb, origin, cg (the centre of buoyancy when
+    the CG is unknown) or x,y,z (FRD when --frame frd on a mesh)."""
     ref = parse_ref(args.ref)
     if isinstance(ref, str):
         ref = {"cb": cb, "origin": np.zeros(3), "cg": cg_flu if cg_flu is not None else cb}[ref]
-    elif args.frame == "frd" and not inp.lower().endswith(".xml"):
+    elif args.frame == "frd" and not args.input.lower().endswith(".xml"):
         ref = frd_to_flu3(ref)
+    return ref
+
+
+def solve_levels(levels, args, ref, log):
+    """The added mass about `ref` at every level, logging each; (matrices, timings)."""
     results, timings = [], []
     for k, (V, F) in enumerate(levels):
         t0 = time.time()
@@ -985,16 +996,54 @@ def compute(args, log=print):
         log(f" {dt:.1f} s")
         results.append(A)
         timings.append({"panels": len(F), "seconds": dt})
-    A_raw = results[-1]
-    A_flu, report = matrix_report(A_raw)
-    panels = [len(F) for _, F in levels]
+    return results, timings
+
+
+def convergence_report(results, panels, timings, A_frd):
+    """The result's "convergence" entry: every level's symmetrised matrix (FRD), the spread,
+    Richardson estimates and the diagonal's relative change at the last refinement."""
     conv_vals = [frd_to_flu6(0.5 * (A + A.T)) for A in results]
     spread, est, order = richardson(conv_vals, panels)
-    A_frd = frd_to_flu6(A_flu)
     diag = np.diag(A_frd)
     scale_diag = np.maximum(np.abs(diag), 1e-300)
     rel_change = (np.abs(np.diag(conv_vals[-1]) - np.diag(conv_vals[-2])) / scale_diag).tolist() \
         if len(conv_vals) >= 2 else None
+    return {
+        "panels": panels,
+        "added_mass_frd": [c.tolist() for c in [frd_to_flu6(v) for v in conv_vals]],
+        "spread": frd_to_flu6(spread).tolist(),
+        "richardson": [[None if not math.isfinite(x) else x for x in row] for row in frd_to_flu6(est).tolist()],
+        "observed_order": [[None if not math.isfinite(x) else x for x in row] for row in order.tolist()],
+        "diagonal_relative_change_last_level": rel_change,
+        "timing": timings,
+    }
+
+
+def compute(args, log=print):
+    """Everything but the writing: returns the result dict."""
+    t_start = time.time()
+    check_solve_args(args)
+    body_name = args.body
+    cg_flu = None
+    inp = args.input
+    if inp.lower().endswith(".xml"):
+        body_name, levels, source, cg_flu = mjcf_input_levels(args)
+    else:
+        levels = mesh_input_levels(args)
+        source = inp
+    # the finest level's geometry
+    Vf, Ff = levels[-1]
+    vol, cb, inertia = volume_properties(Vf, Ff)
+    cb = np.where(np.abs(cb) < 1e-12 * float(np.ptp(Vf, axis=0).max()), 0.0, cb) + 0.0
+    if vol <= 0:
+        raise InputError(f"{source}: the meshed surface encloses no positive volume ({vol:.3g} m^3)")
+    ref = reference_point(args, cb, cg_flu)
+    results, timings = solve_levels(levels, args, ref, log)
+    A_raw = results[-1]
+    A_flu, report = matrix_report(A_raw)
+    panels = [len(F) for _, F in levels]
+    A_frd = frd_to_flu6(A_flu)
+    convergence = convergence_report(results, panels, timings, A_frd)
     dq, areas, cds = drag_guess(Vf, Ff, args.rho, ref)
     result = {
         "source": source,
@@ -1015,15 +1064,7 @@ def compute(args, log=print):
         {"submergence": args.submergence, "boundary_condition": "potential zero (infinite frequency)"},
         "matrix": {"relative_asymmetry_before_symmetrising": report["relative_asymmetry"],
                    "eigenvalues": report["eigenvalues"], "positive_definite": report["positive_definite"]},
-        "convergence": {
-            "panels": panels,
-            "added_mass_frd": [c.tolist() for c in [frd_to_flu6(v) for v in conv_vals]],
-            "spread": frd_to_flu6(spread).tolist(),
-            "richardson": [[None if not math.isfinite(x) else x for x in row] for row in frd_to_flu6(est).tolist()],
-            "observed_order": [[None if not math.isfinite(x) else x for x in row] for row in order.tolist()],
-            "diagonal_relative_change_last_level": rel_change,
-            "timing": timings,
-        },
+        "convergence": convergence,
         "damping": "potential flow gives no damping: identify it from measurements "
                    "(docs/own_vehicle.md part 2)",
         "damping_guess": {"quadratic_damping": dq.tolist(), "projected_area": areas, "drag_coefficient": cds,

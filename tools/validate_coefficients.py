@@ -139,24 +139,8 @@ def raybot(r):
     return runs, d, at_cg, rows, change, panels
 
 
-def section(r, figdir=None):
-    rows, ok = closed_forms(r)
-    res, heavy_rows, change = heavy(r)
-    con, con_rows, con_change = connector(r)
-    ray, rd, ray_cg, ray_rows, ray_change, ray_panels = raybot(r)
-    top, end, box, tub = rd["top_modules"], rd["end_modules"], rd["box"], rd["tubes"]
-    thesis = SEED002_RAYBOT
-    pct = lambda v, k: f"{100 * (v[k] / thesis[k] - 1):+.0f} %"  # noqa: E731
-    inside = [DOFS[k] for k in range(6) if min(rd[v][k] for v in rd) <= thesis[k] <= max(rd[v][k] for v in rd)]
-    outside = "; ".join(
-        f"{DOFS[k]} lies {'below' if thesis[k] < min(rd[v][k] for v in rd) else 'above'} all four, "
-        f"{100 * min(abs(rd[v][k] / thesis[k] - 1) for v in rd):.0f} % from the nearest"
-        for k in range(6) if DOFS[k] not in inside)
-    box_above = all(box[k] > thesis[k] for k in range(6))
-    volume_only = ("top_modules", "end_modules", "tubes")
-    spread = max(range(6), key=lambda k: max(rd[v][k] for v in volume_only) / min(rd[v][k] for v in volume_only))
-    spread_x = max(rd[v][spread] for v in volume_only) / min(rd[v][spread] for v in volume_only)
-    cg_m = ", ".join(f"{ray_cg[v][4]:.2f}" for v in volume_only)
+def closed_forms_text(rows, ok):
+    """The section's heading and its closed forms: closed_forms' rows as a table."""
     table = "\n".join(rows)
     return f"""## `nereid coefficients`: added mass from geometry
 
@@ -174,7 +158,12 @@ All within 1 %: {'yes' if ok else 'NO'}. Lamb, *Hydrodynamics*, sec. 373 (k1 alo
 k' for rotation about a transverse axis, as fractions of the displaced fluid's mass and
 moment of inertia ρV(a² + b²)/5). The panels' vertices lie on the surface, so the
 panelled body is slightly smaller and the values approach from below.
+"""
 
+
+def heavy_text(res, heavy_rows, change):
+    """Seed 002 Appendix B's simplified Heavy: heavy's table and what its numbers say."""
+    return f"""
 ### Seed 002 Appendix B: the simplified BlueROV Heavy
 
 The thesis meshed a "simplified model of the BlueROV Heavy ... without rounded edges" and
@@ -198,7 +187,12 @@ can afford; with them (meshed at 2000 panels) sway rose to about 41 kg and roll 
 0.44 kg m² but moved 40 % between refinements, so that figure is not converged. Removing
 the guards' or foam's volume moves surge and heave by about their own share of the
 displaced volume.
+"""
 
+
+def connector_text(con, con_rows, con_change):
+    """Seed 000 Table 2's connection piece: connector's table and its sensitivity."""
+    return f"""
 ### Seed 000 Table 2: the connection piece
 
 Seed 000 found the connection piece's added mass with the BEM code WADAM on "the exact
@@ -218,7 +212,12 @@ Surge, heave, roll, pitch and yaw fall within the spread that the assumed dimens
 not: two bare rods meet the water along y only with their 40 x 40 mm ends, while the real
 piece has plates and brackets at its ends to bolt onto the vehicles, which face sway; the
 seed does not give them.
+"""
 
+
+def raybot_text(ray, ray_rows, ray_change, ray_panels):
+    """Seed 002 §3.2.2's Raybot: the four assumed geometries and raybot's table."""
+    return f"""
 ### Seed 002 §3.2.2: the Raybot (eq. 3.23)
 
 The thesis ran Nemoh 50 m deep on "a simplified version of the 3D CAD model" (its Figure
@@ -245,7 +244,25 @@ rotations about each body's centre of buoyancy, where its matrix is diagonal, as
 | term | seed 002 eq. 3.23 (Nemoh) | (a) solid box | (b) 26.3 L, one top block | (c) 26.3 L, two end blocks | (d) 26.3 L, two 4" tubes |
 |---|---|---|---|---|---|
 {ray_rows}
+"""
 
+
+def raybot_reading_text(rd, ray_cg):
+    """What the four geometries say about eq. 3.23, entry by entry."""
+    top, end, box, tub = rd["top_modules"], rd["end_modules"], rd["box"], rd["tubes"]
+    thesis = SEED002_RAYBOT
+    pct = lambda v, k: f"{100 * (v[k] / thesis[k] - 1):+.0f} %"  # noqa: E731
+    inside = [DOFS[k] for k in range(6) if min(rd[v][k] for v in rd) <= thesis[k] <= max(rd[v][k] for v in rd)]
+    outside = "; ".join(
+        f"{DOFS[k]} lies {'below' if thesis[k] < min(rd[v][k] for v in rd) else 'above'} all four, "
+        f"{100 * min(abs(rd[v][k] / thesis[k] - 1) for v in rd):.0f} % from the nearest"
+        for k in range(6) if DOFS[k] not in inside)
+    box_above = all(box[k] > thesis[k] for k in range(6))
+    volume_only = ("top_modules", "end_modules", "tubes")
+    spread = max(range(6), key=lambda k: max(rd[v][k] for v in volume_only) / min(rd[v][k] for v in volume_only))
+    spread_x = max(rd[v][spread] for v in volume_only) / min(rd[v][spread] for v in volume_only)
+    cg_m = ", ".join(f"{ray_cg[v][4]:.2f}" for v in volume_only)
+    return f"""
 The solid box lies {'above eq. 3.23 in every entry' if box_above else 'NOT above eq. 3.23 in every entry'} (surge x{box[0] / thesis[0]:.0f}, sway
 x{box[1] / thesis[1]:.1f}, heave x{box[2] / thesis[2]:.1f}, roll x{box[3] / thesis[3]:.1f}, pitch x{box[4] / thesis[4]:.1f}, yaw x{box[5] / thesis[5]:.1f}): the
 thesis's model is far from a closed box. Eq. 3.23 lies inside the range of the four
@@ -275,6 +292,17 @@ same 26.3 L alone moves one entry by up to x{spread_x:.0f} ({DOFS[spread]}), whi
 uncertainty the lost Figure 3.2 leaves. The closest layout, the tubes, is within
 {max(abs(tub[2] / thesis[2] - 1), abs(tub[3] / thesis[3] - 1)) * 100:.0f} % in heave and roll and far off in sway; models/raybot keeps the thesis's matrix.
 """
+
+
+def section(r, figdir=None):
+    """The report's section: the four checks' runs, then their texts in order."""
+    rows, ok = closed_forms(r)
+    res, heavy_rows, change = heavy(r)
+    con, con_rows, con_change = connector(r)
+    ray, rd, ray_cg, ray_rows, ray_change, ray_panels = raybot(r)
+    return (closed_forms_text(rows, ok) + heavy_text(res, heavy_rows, change)
+            + connector_text(con, con_rows, con_change)
+            + raybot_text(ray, ray_rows, ray_change, ray_panels) + raybot_reading_text(rd, ray_cg))
 
 
 def main():
