@@ -95,8 +95,8 @@ def _body_velocity(states, layout):
 _FLU_TO_SNAME = np.array([1, -1, -1, 1, -1, -1.0])
 
 
-def free(args):
-    replay_tool._load_nereid()
+def _read_trial(args):
+    """The trial log and the dofs to fit, with --model and --dofs checked."""
     log = logs.load_log(args.log)
     if log.commands is None or log.pose is None:
         raise InputError(f"{args.log}: identify free needs poses and cmd.<actuator> columns")
@@ -108,65 +108,85 @@ def free(args):
             raise InputError(f"--dofs {args.dofs!r}: {d!r} is not one of {', '.join(DOFS)}")
     if not dofs or len(set(dofs)) != len(dofs):
         raise InputError(f"--dofs {args.dofs!r}: expected distinct dofs")
-    meas = replay_tool.measured_motion(log)
+    return log, dofs
+
+
+def _measured_velocity(log_path, meas, dofs):
+    """The measured FLU body velocity [u v w p q r], the dofs' indices in it and their RMS
+    velocities (the residual's scales); a dof the trial does not move in is an error."""
     R = logs.quat_to_matrix(meas["quat"])
     nu_meas = np.hstack([np.einsum("nji,nj->ni", R, meas["v"]), meas["w"]])
     k = [DOFS.index(d) for d in dofs]
     scale = np.sqrt(np.mean(nu_meas[:, k] ** 2, axis=0))
     for d, s in zip(dofs, scale):
         if s < 1e-3:
-            raise InputError(f"{args.log}: the trial does not move in {d} (RMS velocity {s:.2g}): "
+            raise InputError(f"{log_path}: the trial does not move in {d} (RMS velocity {s:.2g}): "
                              f"it cannot tell {d}'s damping; leave it out of --dofs")
-    lin0 = np.array(_model_config(args.model, "linear_damping"))
-    quad0 = np.array(_model_config(args.model, "quadratic_damping"))
+    return nu_meas, k, scale
+
+
+def _model_coefficients(model_path, added_mass):
+    """The model's linear and quadratic damping, and with --added-mass its diagonal added mass (else None)."""
+    lin0 = np.array(_model_config(model_path, "linear_damping"))
+    quad0 = np.array(_model_config(model_path, "quadratic_damping"))
     am0 = None
-    if args.added_mass:
+    if added_mass:
         try:
-            am0 = np.array(_model_config(args.model, "added_mass"))
+            am0 = np.array(_model_config(model_path, "added_mass"))
         except InputError as e:
             raise InputError(f"{e} (--added-mass fits the diagonal: the model's added_mass must be six values, "
                              "the diagonal form)") from None
+    return lin0, quad0, am0
+
+
+def _trial_model(model_path, theta, k, quad0, lin0, am0):
+    """A temporary copy of MODEL.xml with the trial values `theta` (the dofs' quadratic damping,
+    linear damping, then added mass if fitted) in place of the model's; returns its path."""
     n = len(k)
-    init, ctrl, ts, layout = _setup(args.model, log, meas, args.initial_velocity, args.time_offset, args.body)
-    evaluations = [0]
+    quad, lin = quad0.copy(), lin0.copy()
+    quad[k], lin[k] = theta[:n], theta[n:2 * n]
+    values = {"linear_damping": " ".join(f"{x:.17g}" for x in lin),
+              "quadratic_damping": " ".join(f"{x:.17g}" for x in quad)}
+    if am0 is not None:
+        am = am0.copy()
+        am[k] = theta[2 * n:]
+        values["added_mass"] = " ".join(f"{x:.17g}" for x in am)
+    return towing.rig_model(model_path, values)
 
-    def simulate(theta):
-        quad, lin = quad0.copy(), lin0.copy()
-        quad[k], lin[k] = theta[:n], theta[n:2 * n]
-        values = {"linear_damping": " ".join(f"{x:.17g}" for x in lin),
-                  "quadratic_damping": " ".join(f"{x:.17g}" for x in quad)}
-        if am0 is not None:
-            am = am0.copy()
-            am[k] = theta[2 * n:]
-            values["added_mass"] = " ".join(f"{x:.17g}" for x in am)
-        path = towing.rig_model(args.model, values)
-        try:
-            model, data = nereid.load(path)
-        finally:
-            os.unlink(path)
-        try:
-            states, _ = nereid.rollout(model, data, init, ctrl)
-        except nereid.DivergenceError as e:  # e.g. a pose that jumps by 1e20 m gives the initial velocity
-            raise InputError(f"{args.log}: the simulation from the log's first pose and velocity diverged "
-                             f"({e}); look for a jump in the log's poses") from None
-        finally:
-            nereid.release(model, data)
-        evaluations[0] += 1
-        return np.vstack([init[None, :], states[0]])
 
-    def residual(theta):
-        nu = _body_velocity(simulate(theta), layout)
-        sim = np.stack([np.interp(meas["t"], ts, nu[:, j]) for j in k], -1)
-        return ((sim - nu_meas[:, k]) / scale).ravel()
+def _simulate_trial(path, log_path, init, ctrl):
+    """The states of the model at `path` (a temporary file, deleted once loaded) from `init` under
+    `ctrl`, `init` first."""
+    try:
+        model, data = nereid.load(path)
+    finally:
+        os.unlink(path)
+    try:
+        states, _ = nereid.rollout(model, data, init, ctrl)
+    except nereid.DivergenceError as e:  # e.g. a pose that jumps by 1e20 m gives the initial velocity
+        raise InputError(f"{log_path}: the simulation from the log's first pose and velocity diverged "
+                         f"({e}); look for a jump in the log's poses") from None
+    finally:
+        nereid.release(model, data)
+    return np.vstack([init[None, :], states[0]])
 
+
+def _fit(residual, k, quad0, lin0, am0, max_evaluations):
+    """scipy's bounded least squares from the model's values (a zero one starts at a tenth of the
+    largest damping, at least 0.1); an error unless it converges."""
     from scipy import optimize
     x0 = np.concatenate([quad0[k], lin0[k]] + ([am0[k]] if am0 is not None else []))
     x0 = np.where(x0 > 0, x0, 0.1 * np.maximum(np.concatenate([quad0[k], lin0[k]]).max(), 1.0))
     result = optimize.least_squares(residual, x0, bounds=(0, np.inf), x_scale=np.maximum(x0, 1e-3), diff_step=1e-3,
-                                    max_nfev=args.max_evaluations)
+                                    max_nfev=max_evaluations)
     if result.status <= 0:
-        raise InputError(f"the output-error fit did not converge in {args.max_evaluations} evaluations: "
+        raise InputError(f"the output-error fit did not converge in {max_evaluations} evaluations: "
                          f"{result.message}")
+    return result
+
+
+def _standard_errors(result):
+    """The fitted values' standard errors from the Jacobian and the residual variance (inf if singular)."""
     J = result.jac
     m, p = len(result.fun), len(result.x)
     s2 = 2 * result.cost / max(m - p, 1)
@@ -175,9 +195,15 @@ def free(args):
         se = np.sqrt(np.diag(cov))
     except np.linalg.LinAlgError:
         se = np.full(p, np.inf)
+    return se
+
+
+def _report(args, dofs, result, se, evaluations, quad0, lin0, am0):
+    """The result for --out, printing each dof's fit; and the fits {dof: (c1, c2)}."""
+    n = len(dofs)
     out = {"tool": "nereid identify free", "method": "output error (tools/identify_free.py)", "log": args.log,
            "model": args.model, "dofs": {}, "rms_residual": float(np.sqrt(np.mean(result.fun ** 2))),
-           "evaluations": evaluations[0],
+           "evaluations": evaluations,
            "note": "standard errors from the Jacobian with white residuals: the residuals of a trajectory are "
                    "correlated, so these are lower bounds"}
     fits = {}
@@ -195,11 +221,40 @@ def free(args):
                   f"(the model had {am0[DOFS.index(d)]:.4g})")
         print(f"{d}: {c1:.4g} (+-{se[i]:.2g}) |u|u + {c2:.4g} (+-{se[n + i]:.2g}) u "
               f"(the model had {quad0[DOFS.index(d)]:.4g}, {lin0[DOFS.index(d)]:.4g})")
-    print(f"{evaluations[0]} simulations; RMS residual {out['rms_residual']:.3g} (velocity RMS units)")
+    print(f"{evaluations} simulations; RMS residual {out['rms_residual']:.3g} (velocity RMS units)")
+    return out, fits
+
+
+def _write_results(args, out, fits, dofs, am0):
+    """--out's JSON and --write-model's model with the fitted coefficients."""
     if args.out:
         _write_json(args.out, out, "--out")
     if args.write_model:
         write_damping_model(args.model, args.write_model, fits, f"nereid identify free {os.path.basename(args.log)}",
                             added_mass={d: out["dofs"][d]["added_mass"] for d in dofs} if am0 is not None else None)
         print(f"wrote {args.write_model}")
+
+
+def free(args):
+    replay_tool._load_nereid()
+    log, dofs = _read_trial(args)
+    meas = replay_tool.measured_motion(log)
+    nu_meas, k, scale = _measured_velocity(args.log, meas, dofs)
+    lin0, quad0, am0 = _model_coefficients(args.model, args.added_mass)
+    init, ctrl, ts, layout = _setup(args.model, log, meas, args.initial_velocity, args.time_offset, args.body)
+    evaluations = [0]
+
+    def simulate(theta):
+        states = _simulate_trial(_trial_model(args.model, theta, k, quad0, lin0, am0), args.log, init, ctrl)
+        evaluations[0] += 1
+        return states
+
+    def residual(theta):
+        nu = _body_velocity(simulate(theta), layout)
+        sim = np.stack([np.interp(meas["t"], ts, nu[:, j]) for j in k], -1)
+        return ((sim - nu_meas[:, k]) / scale).ravel()
+
+    result = _fit(residual, k, quad0, lin0, am0, args.max_evaluations)
+    out, fits = _report(args, dofs, result, _standard_errors(result), evaluations[0], quad0, lin0, am0)
+    _write_results(args, out, fits, dofs, am0)
     return out

@@ -277,23 +277,25 @@ def _quat_to_rotvec(q):
     return 2 * math.atan2(s, w) * v / s
 
 
-def tow_rig(model_path, dof, speeds, *, runs_per_speed=3, noise=0.5, bias=0.0, seed=0, rest_s=1.0,
-            ramp_s=1.0, hold_s=6.0, sample_hz=100.0, body=None, frequency_hz=3.0, overrides=None):
-    """Tows the model's vehicle at each speed (m/s, or rad/s for roll/pitch/yaw; SNAME signs: FRD
-    body axes) through a carriage: a 6-DOF spring-damper (critically damped, `frequency_hz` on
-    the vehicle's mass matrix with added mass) between the vehicle and a carriage frame that
-    rests, ramps to the speed, holds it and stops. The load cell reads the spring's force (or
-    moment) along the dof, tared at rest, plus a constant `bias` and Gaussian `noise` (standard
-    deviation, N or N m) drawn from numpy's generator seeded `seed`. For roll and pitch the centre
-    of buoyancy is moved to the CG (a PMM's rotation tests subtract the hydrostatic moment).
-    Returns TowRun objects (write them with nereid.logs.write_tow_run)."""
-    import mujoco
+@dataclass
+class _Rig:
+    """The tow rig on Nereid's engine: the towed free body, its joint's qpos and qvel addresses,
+    and the spring-damper's gains on the body axes."""
+    model: object
+    data: object
+    stepper: object
+    body: int
+    qadr: int
+    adr: int
+    K: np.ndarray           # stiffness, N/m (3) then N m/rad (3)
+    C: np.ndarray           # damping, N s/m (3) then N m s/rad (3)
+
+
+def _load_rig(model_path, dof, overrides):
+    """Nereid's engine on a copy of the model with `overrides` and, for roll and pitch, the centre
+    of buoyancy at the CG (unless `overrides` sets it)."""
     from . import engine
 
-    if dof not in DOFS:
-        raise IdentifyError(f"dof {dof!r} is not one of {', '.join(DOFS)}")
-    k = DOFS.index(dof)
-    rot = dof in ROTATIONAL
     over = dict(overrides or {})
     if dof in ("roll", "pitch"):
         with open(model_path, encoding="utf-8") as f:
@@ -304,6 +306,13 @@ def tow_rig(model_path, dof, speeds, *, runs_per_speed=3, noise=0.5, bias=0.0, s
         model, data = engine.load(path)
     finally:
         os.unlink(path)
+    return model, data
+
+
+def _towed_body(model, model_path, body):
+    """The body to tow: `body`, which must be a free body, else the model's first free body."""
+    import mujoco
+
     free = [i for i in range(model.nbody) if model.body_jntnum[i] and
             model.jnt_type[model.body_jntadr[i]] == mujoco.mjtJoint.mjJNT_FREE]
     if body:
@@ -314,77 +323,131 @@ def tow_rig(model_path, dof, speeds, *, runs_per_speed=3, noise=0.5, bias=0.0, s
         b = free[0]
     else:
         raise IdentifyError(f"{model_path}: the model has no free body to tow")
+    return b
+
+
+def _spring_gains(model, data, adr, frequency_hz):
+    """The spring-damper's stiffness and damping per body axis: critically damped at `frequency_hz`
+    on the mass matrix's diagonal (with added mass) in the model's initial state."""
+    import mujoco
+    from . import engine
+
+    engine.reset(model, data, 0 if model.nkey else None)
+    engine.forward(model, data)
+    M = np.zeros((model.nv, model.nv))
+    mujoco.mj_fullM(model, data, M)
+    m_eff = np.diag(M)[adr:adr + 6].copy()
+    wn = 2 * math.pi * frequency_hz
+    K = m_eff * wn ** 2
+    C = 2 * m_eff * wn
+    return K, C
+
+
+def _carriage_speed(t, u, rest_s, ramp_s, hold_s):
+    """The carriage's speed at time `t`: at rest, ramping to `u`, holding it, ramping back to 0."""
+    if t < rest_s:
+        vc = 0.0
+    elif t < rest_s + ramp_s:
+        vc = u * (t - rest_s) / ramp_s
+    elif t < rest_s + ramp_s + hold_s:
+        vc = u
+    else:
+        vc = u * max(0.0, 1 - (t - rest_s - ramp_s - hold_s) / ramp_s)
+    return vc
+
+
+def _tow_run(rig, u, rot, axis_flu, every, rest_s, ramp_s, hold_s):
+    """One run at speed `u` from the model's initial state: the sample times, the carriage speeds
+    and the spring's force (or moment) along `axis_flu`, untared."""
+    import mujoco
+    from . import engine
+
+    model, data, b, qadr, adr = rig.model, rig.data, rig.body, rig.qadr, rig.adr
+    dt = model.opt.timestep
+    engine.reset(model, data, 0 if model.nkey else None)
+    p0 = data.qpos[qadr:qadr + 3].copy()
+    q0 = data.qpos[qadr + 3:qadr + 7].copy()
+    R0 = np.empty(9)
+    mujoco.mju_quat2Mat(R0, q0)
+    R0 = R0.reshape(3, 3)
+    total = rest_s + ramp_s + hold_s + ramp_s
+    nstep = int(round(total / dt))
+    ts, vs, loads = [], [], []
+    pos, ang = 0.0, 0.0
+    axis_w = R0 @ axis_flu                       # the tow axis in the world
+    qc, qcw = np.empty(4), q0.copy()
+    qerr, qinv = np.empty(4), np.empty(4)
+    Kt, Ct, Kr, Cr = rig.K[:3], rig.C[:3], rig.K[3:], rig.C[3:]
+    zero = np.zeros(3)
+    for i in range(nstep):
+        t = i * dt
+        vc = _carriage_speed(t, u, rest_s, ramp_s, hold_s)
+        # the carriage frame: world position and attitude, velocity and angular velocity
+        if rot:
+            mujoco.mju_axisAngle2Quat(qc, axis_w, ang)
+            mujoco.mju_mulQuat(qcw, qc, q0)
+            pc, vcw, wcw = p0, zero, axis_w * vc
+        else:
+            pc, vcw, wcw = p0 + axis_w * pos, axis_w * vc, zero
+        R = data.xmat[b].reshape(3, 3)
+        mujoco.mju_negQuat(qinv, data.qpos[qadr + 3:qadr + 7])
+        mujoco.mju_mulQuat(qerr, qcw, qinv)
+        # spring-damper with gains on the body axes (the mass matrix's diagonal):
+        # R diag(K) R^T e, computed in the body frame
+        f_body = Kt * (R.T @ (pc - data.qpos[qadr:qadr + 3])) + Ct * (R.T @ (vcw - data.qvel[adr:adr + 3]))
+        m_body = Kr * (R.T @ _quat_to_rotvec(qerr)) + Cr * (R.T @ wcw - data.qvel[adr + 3:adr + 6])
+        data.xfrc_applied[b, :3] = R @ f_body
+        data.xfrc_applied[b, 3:] = R @ m_body
+        if i % every == 0:
+            ts.append(t)
+            vs.append(vc)
+            loads.append((m_body if rot else f_body) @ axis_flu)
+        rig.stepper.step(1)
+        pos += vc * dt
+        ang += vc * dt
+    data.xfrc_applied[b] = 0
+    return np.array(ts), np.array(vs), np.array(loads)
+
+
+def _load_cell(ts, loads, rest_s, bias, noise, rng):
+    """The load cell's reading: the load tared at rest, plus `bias` and Gaussian `noise` from `rng`."""
+    tare = np.mean(loads[ts < rest_s]) if np.any(ts < rest_s) else 0.0
+    return loads - tare + bias + rng.normal(0.0, noise, loads.shape)
+
+
+def tow_rig(model_path, dof, speeds, *, runs_per_speed=3, noise=0.5, bias=0.0, seed=0, rest_s=1.0,
+            ramp_s=1.0, hold_s=6.0, sample_hz=100.0, body=None, frequency_hz=3.0, overrides=None):
+    """Tows the model's vehicle at each speed (m/s, or rad/s for roll/pitch/yaw; SNAME signs: FRD
+    body axes) through a carriage: a 6-DOF spring-damper (critically damped, `frequency_hz` on
+    the vehicle's mass matrix with added mass) between the vehicle and a carriage frame that
+    rests, ramps to the speed, holds it and stops. The load cell reads the spring's force (or
+    moment) along the dof, tared at rest, plus a constant `bias` and Gaussian `noise` (standard
+    deviation, N or N m) drawn from numpy's generator seeded `seed`. For roll and pitch the centre
+    of buoyancy is moved to the CG (a PMM's rotation tests subtract the hydrostatic moment).
+    Returns TowRun objects (write them with nereid.logs.write_tow_run)."""
+    from . import engine
+
+    if dof not in DOFS:
+        raise IdentifyError(f"dof {dof!r} is not one of {', '.join(DOFS)}")
+    k = DOFS.index(dof)
+    rot = dof in ROTATIONAL
+    model, data = _load_rig(model_path, dof, overrides)
+    b = _towed_body(model, model_path, body)
     stepper = engine.stepper(model, data)
     dt = model.opt.timestep
     every = max(1, int(round(1.0 / (sample_hz * dt))))
     rng = np.random.default_rng(seed)
     axis_flu = np.zeros(3)
     axis_flu[k % 3] = (1.0, -1.0, -1.0)[k % 3]   # the SNAME (FRD) axis in FLU
-    engine.reset(model, data, 0 if model.nkey else None)
-    engine.forward(model, data)
-    M = np.zeros((model.nv, model.nv))
-    mujoco.mj_fullM(model, data, M)
     adr = model.jnt_dofadr[model.body_jntadr[b]]
-    m_eff = np.diag(M)[adr:adr + 6].copy()
-    wn = 2 * math.pi * frequency_hz
-    K = m_eff * wn ** 2
-    C = 2 * m_eff * wn
-    qadr = model.jnt_qposadr[model.body_jntadr[b]]
+    K, C = _spring_gains(model, data, adr, frequency_hz)
+    rig = _Rig(model=model, data=data, stepper=stepper, body=b, qadr=model.jnt_qposadr[model.body_jntadr[b]],
+               adr=adr, K=K, C=C)
     out = []
     for u in speeds:
         for r in range(runs_per_speed):
-            engine.reset(model, data, 0 if model.nkey else None)
-            p0 = data.qpos[qadr:qadr + 3].copy()
-            q0 = data.qpos[qadr + 3:qadr + 7].copy()
-            R0 = np.empty(9)
-            mujoco.mju_quat2Mat(R0, q0)
-            R0 = R0.reshape(3, 3)
-            total = rest_s + ramp_s + hold_s + ramp_s
-            nstep = int(round(total / dt))
-            ts, vs, loads = [], [], []
-            pos, ang = 0.0, 0.0
-            axis_w = R0 @ axis_flu                       # the tow axis in the world
-            qc, qcw = np.empty(4), q0.copy()
-            qerr, qinv = np.empty(4), np.empty(4)
-            Kt, Ct, Kr, Cr = K[:3], C[:3], K[3:], C[3:]
-            zero = np.zeros(3)
-            for i in range(nstep):
-                t = i * dt
-                if t < rest_s:
-                    vc = 0.0
-                elif t < rest_s + ramp_s:
-                    vc = u * (t - rest_s) / ramp_s
-                elif t < rest_s + ramp_s + hold_s:
-                    vc = u
-                else:
-                    vc = u * max(0.0, 1 - (t - rest_s - ramp_s - hold_s) / ramp_s)
-                # the carriage frame: world position and attitude, velocity and angular velocity
-                if rot:
-                    mujoco.mju_axisAngle2Quat(qc, axis_w, ang)
-                    mujoco.mju_mulQuat(qcw, qc, q0)
-                    pc, vcw, wcw = p0, zero, axis_w * vc
-                else:
-                    pc, vcw, wcw = p0 + axis_w * pos, axis_w * vc, zero
-                R = data.xmat[b].reshape(3, 3)
-                mujoco.mju_negQuat(qinv, data.qpos[qadr + 3:qadr + 7])
-                mujoco.mju_mulQuat(qerr, qcw, qinv)
-                # spring-damper with gains on the body axes (the mass matrix's diagonal):
-                # R diag(K) R^T e, computed in the body frame
-                f_body = Kt * (R.T @ (pc - data.qpos[qadr:qadr + 3])) + Ct * (R.T @ (vcw - data.qvel[adr:adr + 3]))
-                m_body = Kr * (R.T @ _quat_to_rotvec(qerr)) + Cr * (R.T @ wcw - data.qvel[adr + 3:adr + 6])
-                data.xfrc_applied[b, :3] = R @ f_body
-                data.xfrc_applied[b, 3:] = R @ m_body
-                if i % every == 0:
-                    ts.append(t)
-                    vs.append(vc)
-                    loads.append((m_body if rot else f_body) @ axis_flu)
-                stepper.step(1)
-                pos += vc * dt
-                ang += vc * dt
-            data.xfrc_applied[b] = 0
-            ts, vs, loads = np.array(ts), np.array(vs), np.array(loads)
-            tare = np.mean(loads[ts < rest_s]) if np.any(ts < rest_s) else 0.0
-            measured = loads - tare + bias + rng.normal(0.0, noise, loads.shape)
+            ts, vs, loads = _tow_run(rig, u, rot, axis_flu, every, rest_s, ramp_s, hold_s)
+            measured = _load_cell(ts, loads, rest_s, bias, noise, rng)
             meta = {"rig_speed": f"{u:g}", "rig_run": str(r + 1), "rig_noise": f"{noise:g}", "rig_bias": f"{bias:g}",
                     "rig_seed": str(seed)}
             out.append(TowRun(path=f"{dof}_{u:+.3f}_{r + 1}.csv", meta=meta, dof=dof, t=ts, speed=vs, load=measured,
