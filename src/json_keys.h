@@ -7,7 +7,7 @@
 // docs each key's type, default and units (tests/engine/json_keys_test.cc checks the key
 // tables of docs/scenarios.md, docs/mpc.md and docs/vms.md against these), and gives
 // users' editors a JSON Schema (nereid::ScenarioJsonSchema, docs/scenario.schema.json).
-// The readers in scenario.cc and vms/vms_config.cc check each value (ranges, sizes, rules
+// The readers in scenario.cc (scenario_world.cc, scenario_control.cc) and vms/vms_config.cc check each value (ranges, sizes, rules
 // between keys) with their own messages; ranges here are what the docs and the schema
 // say. A new object or key (sensors, terrain) gets its table entry first. Internal
 // to the engine library.
