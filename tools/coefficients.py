@@ -999,15 +999,33 @@ def solve_levels(levels, args, ref, log):
     return results, timings
 
 
-def convergence_report(results, panels, timings, A_frd):
+# A diagonal term is numerically zero when it is below this fraction of its scale: the largest
+# translational term for X Y Z, that times the body's length squared (L = volume^(1/3)) for
+# K M N. A sphere's rotational terms (zero in potential flow) come out at about 1e-5 of m L^2,
+# a vehicle's smallest real ones at 1e-2 or more; the relative change of such a term between
+# refinements is the solver's noise, not convergence.
+NUMERICALLY_ZERO = 1e-3
+
+
+def negligible_terms(diag, volume):
+    """Indices of the diagonal terms (X Y Z K M N) that are numerically zero (NUMERICALLY_ZERO)."""
+    m = float(np.max(np.abs(diag[:3])))
+    scale = [m] * 3 + [m * max(volume, 0.0) ** (2.0 / 3.0)] * 3
+    return [i for i in range(6) if abs(diag[i]) < NUMERICALLY_ZERO * scale[i]]
+
+
+def convergence_report(results, panels, timings, A_frd, volume):
     """The result's "convergence" entry: every level's symmetrised matrix (FRD), the spread,
-    Richardson estimates and the diagonal's relative change at the last refinement."""
+    Richardson estimates, the diagonal's relative change at the last refinement, and the
+    largest of those changes over the terms that are not numerically zero."""
     conv_vals = [frd_to_flu6(0.5 * (A + A.T)) for A in results]
     spread, est, order = richardson(conv_vals, panels)
     diag = np.diag(A_frd)
     scale_diag = np.maximum(np.abs(diag), 1e-300)
     rel_change = (np.abs(np.diag(conv_vals[-1]) - np.diag(conv_vals[-2])) / scale_diag).tolist() \
         if len(conv_vals) >= 2 else None
+    zero = negligible_terms(diag, volume)
+    counted = [c for i, c in enumerate(rel_change or []) if i not in zero]
     return {
         "panels": panels,
         "added_mass_frd": [c.tolist() for c in [frd_to_flu6(v) for v in conv_vals]],
@@ -1015,6 +1033,8 @@ def convergence_report(results, panels, timings, A_frd):
         "richardson": [[None if not math.isfinite(x) else x for x in row] for row in frd_to_flu6(est).tolist()],
         "observed_order": [[None if not math.isfinite(x) else x for x in row] for row in order.tolist()],
         "diagonal_relative_change_last_level": rel_change,
+        "numerically_zero_terms": [AXES[i] for i in zero],
+        "largest_relative_change_last_level": max(counted) if counted else None,
         "timing": timings,
     }
 
@@ -1043,7 +1063,7 @@ def compute(args, log=print):
     A_flu, report = matrix_report(A_raw)
     panels = [len(F) for _, F in levels]
     A_frd = frd_to_flu6(A_flu)
-    convergence = convergence_report(results, panels, timings, A_frd)
+    convergence = convergence_report(results, panels, timings, A_frd, vol)
     dq, areas, cds = drag_guess(Vf, Ff, args.rho, ref)
     result = {
         "source": source,
@@ -1079,13 +1099,16 @@ def compute(args, log=print):
 def summary(result):
     d = np.diag(np.array(result["added_mass"]))
     c = result["convergence"]
-    change = c["diagonal_relative_change_last_level"]
-    worst = max(change) if change else float("nan")
+    worst = c["largest_relative_change_last_level"]
+    worst = float("nan") if worst is None else worst
+    zero = c["numerically_zero_terms"]
+    left_out = f" ({' '.join(zero)} numerically zero, left out)" if zero else ""
     lines = [f"added mass about {np.round(result['reference_point'], 4).tolist()} (SNAME/FRD, diagonal "
              f"X Y Z K M N): " + " ".join(f"{x:.4g}" for x in d),
              f"volume {result['volume']:.6g} m^3, centre of buoyancy {np.round(result['center_of_buoyancy'], 4).tolist()} "
              f"(FRD), {result['panels']} panels",
-             f"convergence: panels {c['panels']}, largest diagonal change at the last refinement {100 * worst:.2f} %",
+             f"convergence: panels {c['panels']}, largest diagonal change at the last refinement {100 * worst:.2f} %"
+             f"{left_out}",
              f"matrix: asymmetry {result['matrix']['relative_asymmetry_before_symmetrising']:.2g} (symmetrised), "
              f"positive definite: {'yes' if result['matrix']['positive_definite'] else 'NO'}",
              "damping: " + result["damping"] + "; first guess (quadratic, "

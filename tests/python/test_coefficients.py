@@ -360,3 +360,34 @@ def test_too_fine_a_mesh_for_three_refinements_is_reported(tmp_path, capsys):
     assert co.main([path, "--max-panels", "60", "--out", str(tmp_path / "c.json")]) == 0
     assert "warning: only 2 refinement(s)" in capsys.readouterr().out
     assert json.loads((tmp_path / "c.json").read_text())["convergence"]["panels"] == [12, 48]
+
+
+def test_numerically_zero_terms_are_left_out_of_the_convergence_figure():
+    # A sphere's rotational added inertia is zero in potential flow: the solver's values for
+    # K M N are noise, whose change between refinements (hundreds of percent) is no
+    # convergence figure. Two refinements of the unit sphere (96 and 216 panels).
+    results = []
+    for n in (4, 6):
+        V, F = co.ellipsoid_mesh(1.0, 1.0, 1.0, n)
+        results.append(co.solve_added_mass(V, F, RHO, [0, 0, 0]))
+    volume = 4 / 3 * math.pi
+    report = co.convergence_report(results, [96, 216], [0.0, 0.0], results[-1], volume)
+    change = report["diagonal_relative_change_last_level"]
+    assert report["numerically_zero_terms"] == ["K", "M", "N"]
+    # the figure is the translational terms' largest change (about 1 % between these meshes)
+    assert report["largest_relative_change_last_level"] == max(change[:3])
+    assert min(change[3:]) > 0.1  # what the figure would have read
+    assert report["largest_relative_change_last_level"] < 0.05
+    # the rule's scales: below 1e-3 of the largest translational term (X Y Z), of that times
+    # volume^(2/3) (K M N); a real vehicle's small roll term is kept
+    assert co.negligible_terms(np.array([10.0, 10.0, 0.009, 0.0, 0.0, 0.0]), 1.0) == [2, 3, 4, 5]
+    assert co.negligible_terms(np.array([10.0, 10.0, 0.011, 0.011, 0.5, 0.5]), 1.0) == []
+    assert co.negligible_terms(np.array([18.0, 24.2, 40.8, 0.0755, 0.484, 0.344]), 0.0432) == []
+    # and the summary line says which terms it left out
+    result = {"added_mass": np.diag([1.0] * 6).tolist(), "reference_point": [0, 0, 0], "volume": volume,
+              "center_of_buoyancy": [0, 0, 0], "panels": 216, "convergence": report,
+              "matrix": {"relative_asymmetry_before_symmetrising": 0.0, "positive_definite": True},
+              "damping": "none", "damping_guess": {"quadratic_damping": [0.0] * 6, "label": "guess"}}
+    line = [x for x in co.summary(result).split("\n") if x.startswith("convergence")][0]
+    assert line.endswith("% (K M N numerically zero, left out)")
+    assert f"{100 * report['largest_relative_change_last_level']:.2f} %" in line
