@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <sstream>
 
@@ -22,6 +23,92 @@ namespace {
 
 using Parser = std::function<mjSpec*(char* error, int size)>;
 
+using SpecPtr = std::unique_ptr<mjSpec, decltype(&mj_deleteSpec)>;
+using ModelPtr = std::unique_ptr<mjModel, decltype(&mj_deleteModel)>;
+
+// The parsed spec, after the caller's edit, with Nereid's sensors' MuJoCo attributes
+// checked (CheckSensorSpecs).
+SpecPtr ParseSpec(const Parser& parse, const std::string& name, const SimulationOptions& options,
+                  MuJoCoWarnings* warnings) {
+  char error[1024] = "";
+  mjSpec* parsed = nullptr;
+  std::string fatal;
+  if (!CallMuJoCo([&] { parsed = parse(error, sizeof(error)); }, warnings, &fatal)) {
+    throw LoadError(name + ": MuJoCo error while parsing: " + fatal);
+  }
+  if (!parsed) throw LoadError(name + ": " + error);
+  SpecPtr spec(parsed, mj_deleteSpec);
+  if (options.edit) options.edit(spec.get());
+  try {
+    CheckSensorSpecs(spec.get());
+  } catch (const Error& e) {
+    throw ConfigError(name + ": " + e.what());
+  }
+  return spec;
+}
+
+// nereid.tether's segment bodies (include/nereid/tether.h); its compiles' warnings are kept
+// with the others (its own MuJoCo calls that can fail are guarded inside).
+void ExpandTethersOf(mjSpec* spec, const std::string& name, MuJoCoWarnings* warnings) {
+  try {
+    std::string fatal_error;
+    if (!CallMuJoCo([&] { ExpandTethers(spec); }, warnings, &fatal_error)) {
+      throw ConfigError("MuJoCo error while expanding tethers: " + fatal_error);
+    }
+  } catch (const Error& e) {
+    throw ConfigError(name + ": " + e.what());
+  }
+}
+
+// The compiled model; a plugin's refusal is a ConfigError, MuJoCo's own a LoadError.
+ModelPtr Compile(mjSpec* spec, const std::string& name, MuJoCoWarnings* warnings) {
+  mjModel* model = nullptr;
+  std::string fatal_error;
+  if (!CallMuJoCo([&] { model = mj_compile(spec, nullptr); }, warnings, &fatal_error)) {
+    throw LoadError(name + ": MuJoCo error while compiling: " + fatal_error);
+  }
+  if (!model) {
+    const std::string mujoco = mjs_getError(spec);
+    const std::string plugin = TakeLastPluginError();
+    if (!plugin.empty()) throw ConfigError(name + ": " + plugin);
+    throw LoadError(name + ": " + mujoco);
+  }
+  return ModelPtr(model, mj_deleteModel);
+}
+
+// A NaN or infinite gear is refused: MuJoCo's transmission would fill every dof's column of
+// the actuator's moment row (0 x NaN), beyond the room its compiler sized for that row
+// (gear is per force output: actuator i's outputs start at actuator_outadr[i]).
+void CheckFiniteGears(const mjModel* m, const std::string& name) {
+  for (int i = 0; i < static_cast<int>(m->nactuator); ++i) {
+    for (int k = 0; k < 6 * m->actuator_outnum[i]; ++k) {
+      const mjtNum g = m->actuator_gear[6 * m->actuator_outadr[i] + k];
+      if (std::isfinite(g)) continue;
+      const char* actuator = mj_id2name(m, mjOBJ_ACTUATOR, i);
+      const std::string label = actuator ? std::string("'") + actuator + "'" : "#" + std::to_string(i);
+      throw ConfigError(name + ": actuator " + label + ": gear[" + std::to_string(k) + "] = " +
+                        (std::isnan(g) ? "nan" : g > 0 ? "inf" : "-inf") + ": must be finite");
+    }
+  }
+}
+
+// Whether an added-mass body was stored "simple" (only diagonal inertia storage; added mass
+// needs the full block): such bodies are marked not simple in the spec, for a recompile.
+bool UnsimplifyAddedMassBodies(const mjModel* m, mjSpec* spec, const std::string& name) {
+  bool recompile = false;
+  try {
+    for (AddedMassBody& block : AddedMassLayout(m)) {
+      if (FindInertiaEntries(m, &block)) continue;
+      mjsBody* body = mjs_findBody(spec, mj_id2name(m, mjOBJ_BODY, block.body));
+      if (body) body->simple = 0;
+      recompile = true;
+    }
+  } catch (const Error& e) {
+    throw ConfigError(name + ": " + e.what());
+  }
+  return recompile;
+}
+
 // Parses, expands tethers and compiles (recompiling added-mass bodies MuJoCo stored as
 // "simple"); the caller owns the model.
 mjModel* Load(const Parser& parse, const std::string& name, const SimulationOptions& options,
@@ -29,106 +116,20 @@ mjModel* Load(const Parser& parse, const std::string& name, const SimulationOpti
   std::optional<EngineScope> scope;
   if (options.engine == Engine::kNereid) scope.emplace();
   TakeLastPluginError();
-
-  char error[1024] = "";
-  mjSpec* spec = nullptr;
-  std::string fatal;
-  if (!CallMuJoCo([&] { spec = parse(error, sizeof(error)); }, warnings, &fatal)) {
-    throw LoadError(name + ": MuJoCo error while parsing: " + fatal);
-  }
-  if (!spec) throw LoadError(name + ": " + error);
-  if (options.edit) {
-    try {
-      options.edit(spec);
-    } catch (...) {
-      mj_deleteSpec(spec);
-      throw;
-    }
-  }
-  try {
-    CheckSensorSpecs(spec);
-  } catch (const Error& e) {
-    mj_deleteSpec(spec);
-    throw ConfigError(name + ": " + e.what());
-  }
+  SpecPtr spec = ParseSpec(parse, name, options, warnings);
   // MuJoCo's actuator length ranges are computed after the compile (length_range.h): a
   // diverging computation inside mj_compile (and the tether expansion's) would never return
-  const LengthRangeRequest length_range = TakeLengthRangeRequest(spec);
-  try {
-    // nereid.tether's segment bodies (include/nereid/tether.h); its compiles' warnings are
-    // kept with the others (its own MuJoCo calls that can fail are guarded inside)
-    std::string fatal_error;
-    if (!CallMuJoCo([&] { ExpandTethers(spec); }, warnings, &fatal_error)) {
-      throw ConfigError("MuJoCo error while expanding tethers: " + fatal_error);
-    }
-  } catch (const Error& e) {
-    mj_deleteSpec(spec);
-    throw ConfigError(name + ": " + e.what());
+  const LengthRangeRequest length_range = TakeLengthRangeRequest(spec.get());
+  ExpandTethersOf(spec.get(), name, warnings);
+  ModelPtr m = Compile(spec.get(), name, warnings);
+  CheckFiniteGears(m.get(), name);
+  if (options.engine == Engine::kNereid && UnsimplifyAddedMassBodies(m.get(), spec.get(), name)) {
+    m.reset();
+    m = Compile(spec.get(), name, warnings);
   }
-  auto fail = [&](mjModel* model) {
-    std::string mujoco = mjs_getError(spec);
-    std::string plugin = TakeLastPluginError();
-    if (model) mj_deleteModel(model);
-    mj_deleteSpec(spec);
-    if (!plugin.empty()) throw ConfigError(name + ": " + plugin);
-    throw LoadError(name + ": " + mujoco);
-  };
-  auto compile = [&] {
-    mjModel* model = nullptr;
-    std::string fatal_error;
-    if (!CallMuJoCo([&] { model = mj_compile(spec, nullptr); }, warnings, &fatal_error)) {
-      mj_deleteSpec(spec);
-      throw LoadError(name + ": MuJoCo error while compiling: " + fatal_error);
-    }
-    return model;
-  };
-  mjModel* m = compile();
-  if (!m) fail(nullptr);
-  // a NaN or infinite gear: MuJoCo's transmission would fill every dof's column of the
-  // actuator's moment row (0 x NaN), beyond the room its compiler sized for that row
-  // (gear is per force output: actuator i's outputs start at actuator_outadr[i])
-  for (int i = 0; i < static_cast<int>(m->nactuator); ++i) {
-    for (int k = 0; k < 6 * m->actuator_outnum[i]; ++k) {
-      const mjtNum g = m->actuator_gear[6 * m->actuator_outadr[i] + k];
-      if (std::isfinite(g)) continue;
-      const char* actuator = mj_id2name(m, mjOBJ_ACTUATOR, i);
-      const std::string label = actuator ? std::string("'") + actuator + "'" : "#" + std::to_string(i);
-      mj_deleteModel(m);
-      mj_deleteSpec(spec);
-      throw ConfigError(name + ": actuator " + label + ": gear[" + std::to_string(k) + "] = " +
-                        (std::isnan(g) ? "nan" : g > 0 ? "inf" : "-inf") + ": must be finite");
-    }
-  }
-
-  if (options.engine == Engine::kNereid) {
-    // a "simple" body has only diagonal inertia storage; added mass needs the full block
-    bool recompile = false;
-    try {
-      for (AddedMassBody& block : AddedMassLayout(m)) {
-        if (FindInertiaEntries(m, &block)) continue;
-        mjsBody* body = mjs_findBody(spec, mj_id2name(m, mjOBJ_BODY, block.body));
-        if (body) body->simple = 0;
-        recompile = true;
-      }
-    } catch (const Error& e) {
-      mj_deleteModel(m);
-      mj_deleteSpec(spec);
-      throw ConfigError(name + ": " + e.what());
-    }
-    if (recompile) {
-      mj_deleteModel(m);
-      m = compile();
-      if (!m) fail(nullptr);
-    }
-  }
-  mj_deleteSpec(spec);
-  try {
-    ComputeLengthRanges(m, length_range, name, warnings);
-  } catch (...) {
-    mj_deleteModel(m);
-    throw;
-  }
-  return m;
+  spec.reset();
+  ComputeLengthRanges(m.get(), length_range, name, warnings);
+  return m.release();
 }
 
 }  // namespace
