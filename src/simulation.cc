@@ -43,13 +43,22 @@ Simulation::Simulation(mjModel* m, mjData* d, std::string source, const Simulati
                        MuJoCoWarnings load_warnings)
     : m_(m), d_(d), owned_(d == nullptr), source_(std::move(source)), options_(options),
       warnings_(std::move(load_warnings)) {
-  if (options.timestep) {
-    if (!(*options.timestep > 0) || !std::isfinite(*options.timestep)) {
+  ApplyOptions();
+  MakeOwnedData();
+  if (options.engine == Engine::kNereid) FindAddedMass();
+  if (options.constraints == ConstraintMethod::kUK) CreateUkConnections();
+  PrepareStepper();
+  StartState();
+}
+
+void Simulation::ApplyOptions() {
+  if (options_.timestep) {
+    if (!(*options_.timestep > 0) || !std::isfinite(*options_.timestep)) {
       FreeModel();
       throw ConfigError(source_ + ": time step must be a positive number of seconds, got " +
-                        std::to_string(*options.timestep));
+                        std::to_string(*options_.timestep));
     }
-    m_->opt.timestep = *options.timestep;
+    m_->opt.timestep = *options_.timestep;
   }
   // a keyframe's time: NaN would make every time NaN, and beyond 1e9 s a step no longer
   // advances the clock (1e300 + dt == 1e300)
@@ -66,8 +75,8 @@ Simulation::Simulation(mjModel* m, mjData* d, std::string source, const Simulati
                       "> (keyframe " + std::to_string(k) + "): time=\"" + value +
                       "\": expected a finite time within +-1e9 s");
   }
-  if (options.integrator) {
-    switch (*options.integrator) {
+  if (options_.integrator) {
+    switch (*options_.integrator) {
       case Integrator::kEuler: m_->opt.integrator = mjINT_EULER; break;
       case Integrator::kRK4: m_->opt.integrator = mjINT_RK4; break;
       case Integrator::kImplicitFast: m_->opt.integrator = mjINT_IMPLICITFAST; break;
@@ -79,9 +88,12 @@ Simulation::Simulation(mjModel* m, mjData* d, std::string source, const Simulati
     throw ConfigError(source_ + ": " + problem);
   }
   checked_ = {m_->opt.timestep, m_->opt.integrator, m_->opt.disableflags, m_->opt.enableflags};
+}
+
+void Simulation::MakeOwnedData() {
   if (owned_) {
     std::optional<EngineScope> scope;
-    if (options.engine == Engine::kNereid) scope.emplace();
+    if (options_.engine == Engine::kNereid) scope.emplace();
     std::string error;
     if (!CallMuJoCo([this] { d_ = mj_makeData(m_); }, &warnings_, &error)) {
       mj_deleteModel(m_);  // (mjData MuJoCo had allocated when it failed is lost)
@@ -94,20 +106,23 @@ Simulation::Simulation(mjModel* m, mjData* d, std::string source, const Simulati
     FreeModel();
     throw ConfigError(source_ + ": could not make mjData" + (plugin.empty() ? "" : ": " + plugin));
   }
-  if (options.engine == Engine::kNereid) FindAddedMass();
-  if (options.constraints == ConstraintMethod::kUK) {
-    try {
-      if (options.engine != Engine::kNereid) {
-        throw ConfigError(source_ + ": UK constraints need Nereid's stepper (engine 'nereid'), "
-                          "not plain mj_step");
-      }
-      uk_ = uk::ConstraintSet::Create(m_, d_, source_, options.uk);
-    } catch (...) {
-      FreeData();
-      FreeModel();
-      throw;
+}
+
+void Simulation::CreateUkConnections() {
+  try {
+    if (options_.engine != Engine::kNereid) {
+      throw ConfigError(source_ + ": UK constraints need Nereid's stepper (engine 'nereid'), "
+                        "not plain mj_step");
     }
+    uk_ = uk::ConstraintSet::Create(m_, d_, source_, options_.uk);
+  } catch (...) {
+    FreeData();
+    FreeModel();
+    throw;
   }
+}
+
+void Simulation::PrepareStepper() {
   for (const AddedMassBody& block : added_mass_) {
     const auto n = static_cast<Eigen::Index>(block.dofs.size());
     jacobians_.emplace_back(6, n);
@@ -127,6 +142,9 @@ Simulation::Simulation(mjModel* m, mjData* d, std::string source, const Simulati
             na = static_cast<int>(m_->na);
   const auto n = static_cast<size_t>(4 * (nq + nv + na) + 4 * (nv + na) + 2 * nv + na);
   rk_buffer_.assign(n, 0.0);
+}
+
+void Simulation::StartState() {
   try {
     if (owned_) {
       Reset();

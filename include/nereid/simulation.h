@@ -171,6 +171,15 @@ class Simulation final {
   // d == nullptr: makes (and owns) the data and owns m; otherwise attaches to both
   Simulation(mjModel* m, mjData* d, std::string source, const SimulationOptions& options,
              MuJoCoWarnings load_warnings = {});
+  // The constructor's parts, in order: the options checked and applied to the model (its
+  // time step, integrator and keyframe times), the owned mjData made, the UK connections
+  // (engine "nereid" only), the stepper's buffers and plugin lists, the starting state.
+  // Each frees what the simulation holds before it throws.
+  void ApplyOptions();
+  void MakeOwnedData();
+  void CreateUkConnections();
+  void PrepareStepper();
+  void StartState();
   void FreeModel();
   void FreeData();
   void FindAddedMass();
