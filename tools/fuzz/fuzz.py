@@ -374,34 +374,25 @@ def ensure_element(root, tag):
 
 def structure_et(rng, root, model_path):
     """One mutation of a parsed model; returns a description (root changed in place)."""
-    op = rng.choices(["delete", "duplicate", "del_attr", "set_attr", "memory", "timestep", "option",
-                      "keyframe", "inertial", "nest", "include", "no_extension", "passive", "transmission",
-                      "controls", "lengthrange"],
-                     [14, 10, 10, 14, 8, 8, 10, 6, 6, 4, 4, 2, 6, 6, 6, 4])[0]
-    if op in ("delete", "duplicate"):
-        desc = delete_or_duplicate_element(rng, root, op)
-    elif op in ("del_attr", "set_attr"):
-        desc = delete_or_set_attribute(rng, root, op)
-    elif op in ("memory", "timestep", "option"):
-        desc = set_size_or_option(rng, root, op)
-    elif op == "keyframe":
-        desc = break_keyframe(rng, root)
-    elif op == "inertial":
-        desc = break_inertial(rng, root)
-    elif op == "nest":
-        desc = add_nested_bodies(rng, root)
-    elif op == "include":
-        desc = add_bad_include(rng, root, model_path)
-    elif op == "passive":
-        desc = set_passive_term(rng, root)
-    elif op == "transmission":
-        desc = change_transmission(rng, root)
-    elif op == "controls":
-        desc = add_first_actuator(rng, root)
-    elif op == "lengthrange":
-        desc = add_length_range(rng, root)
-    else:
-        desc = remove_extension(root)
+    # (op, weight, mutation): the weights as drawn, in this order
+    ops = [("delete", 14, lambda op: delete_or_duplicate_element(rng, root, op)),
+           ("duplicate", 10, lambda op: delete_or_duplicate_element(rng, root, op)),
+           ("del_attr", 10, lambda op: delete_or_set_attribute(rng, root, op)),
+           ("set_attr", 14, lambda op: delete_or_set_attribute(rng, root, op)),
+           ("memory", 8, lambda op: set_size_or_option(rng, root, op)),
+           ("timestep", 8, lambda op: set_size_or_option(rng, root, op)),
+           ("option", 10, lambda op: set_size_or_option(rng, root, op)),
+           ("keyframe", 6, lambda op: break_keyframe(rng, root)),
+           ("inertial", 6, lambda op: break_inertial(rng, root)),
+           ("nest", 4, lambda op: add_nested_bodies(rng, root)),
+           ("include", 4, lambda op: add_bad_include(rng, root, model_path)),
+           ("no_extension", 2, lambda op: remove_extension(root)),
+           ("passive", 6, lambda op: set_passive_term(rng, root)),
+           ("transmission", 6, lambda op: change_transmission(rng, root)),
+           ("controls", 6, lambda op: add_first_actuator(rng, root)),
+           ("lengthrange", 4, lambda op: add_length_range(rng, root))]
+    op, _, mutate = rng.choices(ops, [weight for _, weight, _ in ops])[0]
+    desc = mutate(op)
     # None: the model has nothing the op could change (no element, attribute, inertial,
     # worldbody or <extension>)
     return desc if desc is not None else disable_gravity(root)
