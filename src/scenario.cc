@@ -1,4 +1,8 @@
 // Copyright Nereid authors.
+// Scenarios (docs/scenarios.md): the file read and its top level (model, stepping, initial
+// state, controls, navigation, wrenches, nereid crosscheck's keys), with the water and scene
+// (scenario_world.cc) and the controllers (scenario_control.cc) read by their own files;
+// then applied to a simulation: Apply, ApplyInputs and the controllers made.
 #include "nereid/scenario.h"
 
 #include <algorithm>
