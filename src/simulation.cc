@@ -45,7 +45,15 @@ Simulation::Simulation(mjModel* m, mjData* d, std::string source, const Simulati
       warnings_(std::move(load_warnings)) {
   ApplyOptions();
   MakeOwnedData();
-  if (options.engine == Engine::kNereid) FindAddedMass();
+  if (options.engine == Engine::kNereid) {
+    try {
+      FindAddedMass();
+    } catch (...) {  // e.g. an added-mass body compiled "simple" elsewhere (Attach)
+      FreeData();
+      FreeModel();
+      throw;
+    }
+  }
   if (options.constraints == ConstraintMethod::kUK) CreateUkConnections();
   PrepareStepper();
   StartState();

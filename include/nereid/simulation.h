@@ -172,9 +172,9 @@ class Simulation final {
   Simulation(mjModel* m, mjData* d, std::string source, const SimulationOptions& options,
              MuJoCoWarnings load_warnings = {});
   // The constructor's parts, in order: the options checked and applied to the model (its
-  // time step, integrator and keyframe times), the owned mjData made, the UK connections
-  // (engine "nereid" only), the stepper's buffers and plugin lists, the starting state.
-  // Each frees what the simulation holds before it throws.
+  // time step, integrator and keyframe times), the owned mjData made, (FindAddedMass,) the
+  // UK connections (engine "nereid" only), the stepper's buffers and plugin lists, the
+  // starting state. What the simulation owns is freed before any of them throws.
   void ApplyOptions();
   void MakeOwnedData();
   void CreateUkConnections();

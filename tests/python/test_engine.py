@@ -137,6 +137,33 @@ def test_errors_are_clear():
         nereid.model_path("submarine")
 
 
+def test_an_added_mass_body_compiled_simple_elsewhere_is_refused_and_the_model_stays_usable(tmp_path):
+    # MuJoCo's compiler stores a lone free body with a diagonal inertia "simple" (a diagonal
+    # mass matrix block, no room for the added-mass block's off-diagonal entries); nereid.load
+    # recompiles such a body, a model compiled by mujoco itself is refused, naming the body
+    xml = """<mujoco><option timestep='0.002' gravity='0 0 0'/>
+    <extension><plugin plugin='nereid.hydrodynamics'><instance name='h'><config key='body' value='hull'/>
+    <config key='added_mass' value='4 4 4 0.2 0.3 0.1'/><config key='linear_damping' value='0 0 0 0 0 0'/>
+    <config key='quadratic_damping' value='0 0 0 0 0 0'/></instance></plugin></extension>
+    <worldbody><body name='hull'><freejoint/><geom type='sphere' size='0.2'/></body></worldbody></mujoco>"""
+    model = mujoco.MjModel.from_xml_string(xml)
+    assert model.body_simple[1] == 1  # what the refusal is about
+    data = nereid.make_data(model)
+    with pytest.raises(nereid.Error, match="body 'hull' has no storage for its added-mass block in the mass "
+                                           "matrix; set simple=\"false\" on the body, or compile the model "
+                                           "with Nereid"):
+        nereid.stepper(model, data)
+    mujoco.mj_step(model, data)  # the refused attach left the caller's model and data alone
+    assert np.isfinite(data.qpos).all()
+    # loaded through Nereid the same MJCF steps, the body recompiled with room for the block
+    path = tmp_path / "simple_hull.xml"
+    path.write_text(xml)
+    loaded, loaded_data = nereid.load(str(path))
+    assert loaded.body_simple[1] == 0
+    nereid.step(loaded, loaded_data, nstep=10)
+    assert np.isfinite(loaded_data.qpos).all()
+
+
 @pytest.mark.parametrize("spelling", ["&#37;", "&#x25;", "&#X25;", "&#0037;"])
 def test_a_character_reference_for_percent_is_refused_not_an_abort(tmp_path, spelling):
     # MuJoCo's parser formats unknown class names as printf formats ("%n": a memory write,
