@@ -160,7 +160,7 @@ namespace {
 
 using T = JsonType;
 
-constexpr double kCoordinate = 1e5;  // m: positions and lengths (scenario.cc)
+constexpr double kCoordinate = 1e5;  // m: positions and lengths (kMaxCoordinate, scenario_read.h)
 constexpr int kMaxEntries = 64;      // stabilize entries, thruster names, VMS loops
 
 // ---- the scenario's own objects (docs/scenarios.md) ----

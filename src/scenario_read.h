@@ -1,7 +1,7 @@
 // Copyright Nereid authors.
 // What the readers of a scenario's sections share (Scenario::FromString, src/scenario.cc;
 // the water and the scene, src/scenario_world.cc; the controllers, src/scenario_control.cc):
-// the JSON reader, the bounds on positions and path sizes, and the sections' readers.
+// the JSON reader, the bound on positions and lengths, and the sections' readers.
 // Internal to the engine library.
 #ifndef NEREID_SRC_SCENARIO_READ_H_
 #define NEREID_SRC_SCENARIO_READ_H_

@@ -145,7 +145,8 @@ class VmsController final {
   double JointReference(const Loop& loop, double t, double* rate, double* accel) const;
   // Update's parts: the vehicle's PD and thrust allocation, one PID joint loop's ctrl, the
   // loops' inertias and monitored bodies' rates, the joints' reactions; those that record
-  // write vms.csv's columns from `out` and return where the next ones go.
+  // write vms.csv's columns from `out` (UpdateVehicle and RecordInertiasAndRates return
+  // where the next ones go; the reactions are the row's last).
   double* UpdateVehicle(double t, double* out);
   void UpdateJointPid(Loop& loop, double r, double rate, double dt);
   double* RecordInertiasAndRates(double* out);
