@@ -1102,7 +1102,7 @@ def summary(result):
     worst = c["largest_relative_change_last_level"]
     worst = float("nan") if worst is None else worst
     zero = c["numerically_zero_terms"]
-    left_out = f" ({' '.join(zero)} numerically zero, left out)" if zero else ""
+    left_out = f" ({' '.join(zero)} numerically zero, left out)" if zero and math.isfinite(worst) else ""
     lines = [f"added mass about {np.round(result['reference_point'], 4).tolist()} (SNAME/FRD, diagonal "
              f"X Y Z K M N): " + " ".join(f"{x:.4g}" for x in d),
              f"volume {result['volume']:.6g} m^3, centre of buoyancy {np.round(result['center_of_buoyancy'], 4).tolist()} "

@@ -391,3 +391,7 @@ def test_numerically_zero_terms_are_left_out_of_the_convergence_figure():
     line = [x for x in co.summary(result).split("\n") if x.startswith("convergence")][0]
     assert line.endswith("% (K M N numerically zero, left out)")
     assert f"{100 * report['largest_relative_change_last_level']:.2f} %" in line
+    # one level: no change to report, and nothing said about terms left out of it
+    result["convergence"] = co.convergence_report(results[:1], [96], [0.0], results[0], volume)
+    line = [x for x in co.summary(result).split("\n") if x.startswith("convergence")][0]
+    assert line.endswith("at the last refinement nan %")
