@@ -29,11 +29,6 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-std::string Name(const mjModel* m, mjtObj type, int id) {
-  const char* n = mj_id2name(m, type, id);
-  return n && *n ? n : std::string(type == mjOBJ_BODY ? "body" : "joint") + std::to_string(id);
-}
-
 json FinalState(const mjModel* m, const mjData* d) {
   json state = {{"time", d->time}};
   json bodies = json::object(), joints = json::object();
@@ -41,13 +36,13 @@ json FinalState(const mjModel* m, const mjData* d) {
     const mjtNum* q = d->qpos + m->jnt_qposadr[j];
     const mjtNum* v = d->qvel + m->jnt_dofadr[j];
     if (m->jnt_type[j] == mjJNT_FREE) {
-      bodies[Name(m, mjOBJ_BODY, m->jnt_bodyid[j])] = {
+      bodies[OutputName(m, mjOBJ_BODY, m->jnt_bodyid[j])] = {
           {"position", {q[0], q[1], q[2]}},
           {"quaternion", {q[3], q[4], q[5], q[6]}},
           {"velocity", {v[0], v[1], v[2]}},
           {"angular_velocity", {v[3], v[4], v[5]}}};
     } else if (m->jnt_type[j] == mjJNT_HINGE || m->jnt_type[j] == mjJNT_SLIDE) {
-      joints[Name(m, mjOBJ_JOINT, j)] = {{"q", q[0]}, {"qd", v[0]}};
+      joints[OutputName(m, mjOBJ_JOINT, j)] = {{"q", q[0]}, {"qd", v[0]}};
     }
   }
   state["bodies"] = bodies;
@@ -91,6 +86,13 @@ double EstimateCsvBytes(double rows, size_t columns) {
   // a number at precision 17 takes at most 24 characters ("-1.2345678901234567e-308"), plus
   // its separator
   return rows * static_cast<double>(columns) * 25.0;
+}
+
+std::string OutputName(const mjModel* m, mjtObj type, int id) {
+  const char* n = mj_id2name(m, type, id);
+  if (n && *n) return n;
+  const char* kind = mju_type2Str(type);
+  return std::string(kind ? kind : "object") + std::to_string(id);
 }
 
 std::string FinalStateJson(const mjModel* m, const mjData* d) { return FinalState(m, d).dump(); }
@@ -210,7 +212,7 @@ std::vector<std::string> TrajectoryColumns(const mjModel* m) {
   std::vector<std::string> columns = {"time"};
   for (int j = 0; j < m->njnt; ++j) {
     if (m->jnt_type[j] == mjJNT_FREE) {
-      const std::string b = Name(m, mjOBJ_BODY, m->jnt_bodyid[j]);
+      const std::string b = OutputName(m, mjOBJ_BODY, m->jnt_bodyid[j]);
       for (const char* c : {"px", "py", "pz", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz"}) {
         columns.push_back(b + "." + c);
       }
@@ -218,7 +220,7 @@ std::vector<std::string> TrajectoryColumns(const mjModel* m) {
   }
   for (int j = 0; j < m->njnt; ++j) {
     if (m->jnt_type[j] == mjJNT_HINGE || m->jnt_type[j] == mjJNT_SLIDE) {
-      const std::string n = Name(m, mjOBJ_JOINT, j);
+      const std::string n = OutputName(m, mjOBJ_JOINT, j);
       columns.push_back(n + ".q");
       columns.push_back(n + ".qd");
     }
@@ -226,7 +228,7 @@ std::vector<std::string> TrajectoryColumns(const mjModel* m) {
   // plugin sensors (Nereid's marine sensors): <sensor>.<field>
   for (int j = 0; j < m->nsensor; ++j) {
     if (m->sensor_type[j] != mjSENS_PLUGIN) continue;
-    const std::string n = Name(m, mjOBJ_SENSOR, j);
+    const std::string n = OutputName(m, mjOBJ_SENSOR, j);
     for (const std::string& field : SensorFieldNames(m, j)) columns.push_back(n + "." + field);
   }
   return columns;
@@ -493,7 +495,7 @@ void AddControllerReports(const ScenarioControl& control, const Scenario& scenar
   if (!control.holds().empty()) {
     json list = json::array();
     for (const Stabilize& h : control.holds()) {
-      list.push_back({{"body", mj_id2name(m, mjOBJ_BODY, h.body())},
+      list.push_back({{"body", OutputName(m, mjOBJ_BODY, h.body())},
                       {"depth_reference_m", -h.height_reference()},
                       {"thrusters", h.thrusters().names}});
     }

@@ -76,7 +76,7 @@ void App::WriteReport(int width, int height) const {
   report["vehicle"] = nullptr;
   report["vehicle_pixel"] = nullptr;
   if (vehicle_ >= 0) {
-    report["vehicle"] = mj_id2name(sim_->model(), mjOBJ_BODY, vehicle_);
+    report["vehicle"] = OutputName(sim_->model(), mjOBJ_BODY, vehicle_);  // as nereid run names it
     const std::optional<Pixel> pixel = Project(scn_.camera[0], width, height, sim_->data()->xpos + 3 * vehicle_);
     if (pixel) report["vehicle_pixel"] = {pixel->x, pixel->y};
   }

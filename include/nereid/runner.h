@@ -100,6 +100,10 @@ class ScenarioControl {
 // failed run's error (default: `log`).
 RunResult Run(const RunOptions& options, std::ostream* log = nullptr, std::ostream* errors = nullptr);
 
+// An object's name in Nereid's outputs (trajectory.csv's columns, summary.json, the viewer's
+// report): its MJCF name, or its kind and number when it has none (body1, joint0, sensor2).
+std::string OutputName(const mjModel* m, mjtObj type, int id);
+
 // The state `nereid run` writes as summary.json's "final_state" (docs/outputs.md), as JSON text.
 std::string FinalStateJson(const mjModel* m, const mjData* d);
 

@@ -57,6 +57,24 @@ check("final state equals the last trajectory row",
 # the cross current (0.2 m/s along world y) carries the vehicle
 check("the current carries the vehicle", final[1] > 3.0, final)
 
+# objects without a name are labelled by kind and number in every output (they were
+# "joint<N>" for a sensor, and the viewer's report failed on a nameless vehicle)
+unnamed = os.path.join(work, "unnamed.xml")
+with open(unnamed, "w") as f:
+    f.write("<mujoco><option timestep='0.002'/><extension><plugin plugin='nereid.pressure'>"
+            "<instance name='p'><config key='site' value='s'/></instance></plugin></extension>"
+            "<worldbody><body pos='0 0 -1'><freejoint/><geom type='box' size='0.2 0.2 0.2'/><site name='s'/>"
+            "<body pos='0.3 0 0'><joint type='hinge'/><geom type='sphere' size='0.05'/></body></body>"
+            "</worldbody><sensor><plugin instance='p'/></sensor></mujoco>")
+p = run("run", unnamed, "--duration", "0.01", "--out", os.path.join(work, "unnamed"))
+header = read_csv(os.path.join(work, "unnamed", "trajectory.csv"))[0] if p.returncode == 0 else []
+unnamed_summary = json.load(open(os.path.join(work, "unnamed", "summary.json"))) if p.returncode == 0 else {}
+check("nameless body, joint and sensor: body1.*, joint1.*, sensor0.* columns",
+      header == ["time"] + [f"body1.{c}" for c in "px py pz qw qx qy qz vx vy vz wx wy wz".split()] +
+      ["joint1.q", "joint1.qd", "sensor0.pressure", "sensor0.depth"] and
+      sorted(unnamed_summary["final_state"]["bodies"]) == ["body1"] and
+      sorted(unnamed_summary["final_state"]["joints"]) == ["joint1"], (p.stderr, header))
+
 # a model file, from keyframe 0, with both engines: they differ (added mass) but both run
 xml = os.path.join(source, "models", "bluerov", "bluerov.xml")
 for engine in ("nereid", "mujoco"):

@@ -212,6 +212,13 @@ printf '{"model": "heavy_percent.xml", "duration": 1}\n' >"$out/percent_scenario
 check "a scenario naming that model: the viewer refuses it as nereid run does" \
   same_error_as_run percent_scenario "$out/percent_scenario.json"
 
+# a vehicle without a name: the report names it as nereid run's outputs do (body1); it
+# failed with the C++ library's "basic_string: construction from null is not valid"
+printf '%s\n' "<mujoco><worldbody><body pos='0 0 1'><freejoint/><geom type='box' size='0.2 0.2 0.2'/></body></worldbody></mujoco>" >"$out/nameless.xml"
+check "a nameless vehicle: exit 0" view nameless "$out/nameless.xml" --frames 2 --overlay none
+check "a nameless vehicle: the report calls it body1" python3 -c \
+  "import json, sys; sys.exit(json.load(open('$out/nameless.json'))['vehicle'] != 'body1')"
+
 # GLFW's and MuJoCo's OpenGL failures are Nereid errors naming what failed (GLFW's text
 # only as a detail): no display; an image the driver cannot hold (llvmpipe cannot hold
 # 16384 x 16384: MuJoCo's "ERROR: Offscreen framebuffer is not complete" and its
