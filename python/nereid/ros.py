@@ -60,8 +60,10 @@ def odometry_values(model, data, body):
 
 
 def _name(model, obj, i):
+    """An object's name as Nereid's outputs write it (nereid::OutputName): its MJCF name, or its
+    kind and id (body1, joint0, sensor2)."""
     import mujoco
-    return mujoco.mj_id2name(model, obj, i) or f"{str(obj).split('.')[-1].lower()}{i}"
+    return mujoco.mj_id2name(model, obj, i) or f"{mujoco.mju_type2Str(obj)}{i}"
 
 
 class Vehicle:

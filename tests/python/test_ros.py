@@ -12,6 +12,7 @@ import textwrap
 import threading
 import time
 
+import mujoco
 import numpy as np
 import pytest
 
@@ -163,6 +164,28 @@ def test_frames_ned_to_enu():
     nereid.step(model, data, nstep=20)
     p2, _, _, _ = ros.odometry_values(model, data, model.body("heavy").id)
     assert p2[0] - 4.0 > 0.04 and p2[2] + 2.0 < -0.015 and abs(p2[1] - 3.0) < 0.005
+
+
+def test_nameless_objects_are_named_as_nereid_run_names_them(tmp_path):
+    """A vehicle, arm joint and sensor without names get nereid run's names (body1, joint1,
+    sensor0: nereid::OutputName), not the enum's spelling ('mjobj_body1' before)."""
+    path = tmp_path / "nameless.xml"
+    path.write_text("<mujoco><extension><plugin plugin='nereid.pressure'><instance name='p'>"
+                    "<config key='site' value='s'/></instance></plugin></extension><worldbody>"
+                    "<body pos='0 0 -1'><freejoint/><geom type='box' size='0.2 0.2 0.2'/><site name='s'/>"
+                    "<body pos='0.3 0 0'><joint type='hinge'/><geom type='sphere' size='0.05'/></body></body>"
+                    "</worldbody><sensor><plugin instance='p'/></sensor></mujoco>")
+    model, _ = nereid.load(str(path))
+    assert [v.name for v in ros.find_vehicles(model)] == ["body1"]
+    assert ros._joint_name(model, 1) == "joint1"
+    assert ros._name(model, mujoco.mjtObj.mjOBJ_SENSOR, 0) == "sensor0"
+    if not os.environ.get("NEREID_CLI"):
+        pytest.skip("NEREID_CLI (the nereid command line) not set: the CLI's columns not compared")
+    run = subprocess.run([os.environ["NEREID_CLI"], "run", str(path), "--duration", "0.01",
+                          "--out", str(tmp_path / "run")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    header = (tmp_path / "run" / "trajectory.csv").read_text().splitlines()[0].split(",")
+    assert {"body1.px", "joint1.q", "sensor0.pressure"} <= set(header)  # the CLI's names
 
 
 def test_command_checks():
