@@ -330,7 +330,7 @@ class RunRecorder {
     hold.precision(10);
     hold << "t";
     for (const Stabilize& h : holds_) {
-      const std::string b = mj_id2name(m_, mjOBJ_BODY, h.body());
+      const std::string b = OutputName(m_, mjOBJ_BODY, h.body());
       hold << "," << b << ".roll," << b << ".pitch";
       for (const std::string& n : h.thrusters().names) hold << ",ctrl." << n;
     }

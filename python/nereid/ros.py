@@ -116,10 +116,19 @@ def find_tethers(model):
 
 
 def find_vehicles(model):
+    """The model's vehicles (free bodies on the world). Their names make the topics, so two
+    vehicles named alike (a nameless body 1 is 'body1', as is a body named so) are refused."""
     import mujoco
     free = int(mujoco.mjtJoint.mjJNT_FREE)
-    return [Vehicle(model, model.jnt_bodyid[j]) for j in range(model.njnt)
-            if int(model.jnt_type[j]) == free and model.body_parentid[model.jnt_bodyid[j]] == 0]
+    vehicles = [Vehicle(model, model.jnt_bodyid[j]) for j in range(model.njnt)
+                if int(model.jnt_type[j]) == free and model.body_parentid[model.jnt_bodyid[j]] == 0]
+    seen = {}
+    for v in vehicles:
+        if v.name in seen:
+            raise BridgeError(f"vehicles {seen[v.name]} and {v.body} (body ids) are both called '{v.name}', "
+                              "which would give them the same topics: name the nameless one in the MJCF")
+        seen[v.name] = v.body
+    return vehicles
 
 
 def sensor_plugin_names(model):

@@ -9,6 +9,7 @@
 
 #include "nereid/allocation.h"
 #include "nereid/plugins.h"
+#include "nereid/runner.h"
 #include "nereid/simulation.h"
 
 namespace nereid {
@@ -47,7 +48,7 @@ int InfoCommand(const std::string& path) {
   }
   for (int b = 1; b < m->nbody; ++b) {
     if (m->body_jntnum[b] != 1 || m->jnt_type[m->body_jntadr[b]] != mjJNT_FREE) continue;
-    std::printf("vehicle body '%s': mass %.4g kg\n", mj_id2name(m, mjOBJ_BODY, b), m->body_mass[b]);
+    std::printf("vehicle body '%s': mass %.4g kg\n", OutputName(m, mjOBJ_BODY, b).c_str(), m->body_mass[b]);
     for (const AddedMassBody& block : sim->added_mass_bodies()) {
       if (block.body != b) continue;
       std::printf("    added mass diagonal (MuJoCo body frame, about the origin):");

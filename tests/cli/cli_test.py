@@ -74,6 +74,9 @@ check("nameless body, joint and sensor: body1.*, joint1.*, sensor0.* columns",
       ["joint1.q", "joint1.qd", "sensor0.pressure", "sensor0.depth"] and
       sorted(unnamed_summary["final_state"]["bodies"]) == ["body1"] and
       sorted(unnamed_summary["final_state"]["joints"]) == ["joint1"], (p.stderr, header))
+p = run("info", unnamed)
+check("info names a nameless vehicle as the outputs do", p.returncode == 0 and
+      "vehicle body 'body1': mass" in p.stdout, p.stdout + p.stderr)
 
 # a model file, from keyframe 0, with both engines: they differ (added mass) but both run
 xml = os.path.join(source, "models", "bluerov", "bluerov.xml")

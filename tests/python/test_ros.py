@@ -177,6 +177,13 @@ def test_nameless_objects_are_named_as_nereid_run_names_them(tmp_path):
                     "</worldbody><sensor><plugin instance='p'/></sensor></mujoco>")
     model, _ = nereid.load(str(path))
     assert [v.name for v in ros.find_vehicles(model)] == ["body1"]
+    # a second vehicle literally named body1 would share the nameless one's topics: refused
+    twin = tmp_path / "twin.xml"
+    twin.write_text("<mujoco><worldbody><body><freejoint/><geom size='0.1'/></body>"
+                    "<body name='body1' pos='1 0 0'><freejoint/><geom size='0.1'/></body></worldbody></mujoco>")
+    twin_model, _ = nereid.load(str(twin))
+    with pytest.raises(ros.BridgeError, match="vehicles 1 and 2 .body ids. are both called 'body1'"):
+        ros.find_vehicles(twin_model)
     assert ros._joint_name(model, 1) == "joint1"
     assert ros._name(model, mujoco.mjtObj.mjOBJ_SENSOR, 0) == "sensor0"
     if not os.environ.get("NEREID_CLI"):
