@@ -43,20 +43,20 @@ Simulation::Simulation(mjModel* m, mjData* d, std::string source, const Simulati
                        MuJoCoWarnings load_warnings)
     : m_(m), d_(d), owned_(d == nullptr), source_(std::move(source)), options_(options),
       warnings_(std::move(load_warnings)) {
-  ApplyOptions();
-  MakeOwnedData();
-  if (options.engine == Engine::kNereid) {
-    try {
-      FindAddedMass();
-    } catch (...) {  // e.g. an added-mass body compiled "simple" elsewhere (Attach)
-      FreeData();
-      FreeModel();
-      throw;
-    }
+  ApplyOptions();   // frees the model before it throws
+  MakeOwnedData();  // the same
+  try {
+    // e.g. an added-mass body compiled "simple" elsewhere (Attach), UK constraints under
+    // plain mj_step, an arena too small for one forward pass (MuJoCoError)
+    if (options.engine == Engine::kNereid) FindAddedMass();
+    if (options.constraints == ConstraintMethod::kUK) CreateUkConnections();
+    PrepareStepper();
+    StartState();
+  } catch (...) {
+    FreeData();
+    FreeModel();
+    throw;
   }
-  if (options.constraints == ConstraintMethod::kUK) CreateUkConnections();
-  PrepareStepper();
-  StartState();
 }
 
 void Simulation::ApplyOptions() {
@@ -117,17 +117,11 @@ void Simulation::MakeOwnedData() {
 }
 
 void Simulation::CreateUkConnections() {
-  try {
-    if (options_.engine != Engine::kNereid) {
-      throw ConfigError(source_ + ": UK constraints need Nereid's stepper (engine 'nereid'), "
-                        "not plain mj_step");
-    }
-    uk_ = uk::ConstraintSet::Create(m_, d_, source_, options_.uk);
-  } catch (...) {
-    FreeData();
-    FreeModel();
-    throw;
+  if (options_.engine != Engine::kNereid) {
+    throw ConfigError(source_ + ": UK constraints need Nereid's stepper (engine 'nereid'), "
+                      "not plain mj_step");
   }
+  uk_ = uk::ConstraintSet::Create(m_, d_, source_, options_.uk);
 }
 
 void Simulation::PrepareStepper() {
@@ -153,17 +147,11 @@ void Simulation::PrepareStepper() {
 }
 
 void Simulation::StartState() {
-  try {
-    if (owned_) {
-      Reset();
-    } else {  // an attached mjData keeps its state; UK connections start as the model says
-      if (uk_) uk_->Reset(m_, d_);
-      Forward();
-    }
-  } catch (...) {  // e.g. MuJoCoError: the arena is too small for one forward pass
-    FreeData();
-    FreeModel();
-    throw;
+  if (owned_) {
+    Reset();
+  } else {  // an attached mjData keeps its state; UK connections start as the model says
+    if (uk_) uk_->Reset(m_, d_);
+    Forward();
   }
 }
 

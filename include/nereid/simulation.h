@@ -174,7 +174,8 @@ class Simulation final {
   // The constructor's parts, in order: the options checked and applied to the model (its
   // time step, integrator and keyframe times), the owned mjData made, (FindAddedMass,) the
   // UK connections (engine "nereid" only), the stepper's buffers and plugin lists, the
-  // starting state. What the simulation owns is freed before any of them throws.
+  // starting state. The first two free the model before they throw; the constructor frees
+  // the model and data when one of the others throws.
   void ApplyOptions();
   void MakeOwnedData();
   void CreateUkConnections();
