@@ -217,6 +217,23 @@ def timestep_above_sensor_period(c, which):
     c.nereid.step(m, d, 2)
 
 
+@op(("nameless", "ok"), ("twin", "error"))
+def nameless_objects(c, which):
+    """A vehicle, joint and sensor without names (found by hand: the viewer's report failed and
+    the outputs mislabelled them): loaded, stepped and given to the ROS bridge's vehicle search,
+    which refuses a second vehicle literally named as the nameless one's label (body1)."""
+    from nereid import ros
+    twin = "<body name='body1' pos='1 0 0'><freejoint/><geom size='0.1'/></body>" if which == "twin" else ""
+    path = c.write("nameless.xml", "<mujoco><extension><plugin plugin='nereid.pressure'><instance name='p'>"
+                   "<config key='site' value='s'/></instance></plugin></extension><worldbody>"
+                   "<body pos='0 0 -1'><freejoint/><geom type='box' size='0.2 0.2 0.2'/><site name='s'/>"
+                   "<body pos='0.3 0 0'><joint type='hinge'/><geom type='sphere' size='0.05'/></body></body>"
+                   + twin + "</worldbody><sensor><plugin instance='p'/></sensor></mujoco>")
+    m, d = c.nereid.load(path)
+    c.nereid.step(m, d, 5)
+    ros.find_vehicles(m)
+
+
 @op(("current-nan", "error"), ("current-inf", "error"), ("drive-body", "error"), ("drive-nan", "error"),
     ("drive-short", "error"))
 def stepper_bad_input(c, which):
