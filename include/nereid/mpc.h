@@ -23,8 +23,6 @@
 
 #include <memory>
 #include <string>
-
-#include "nereid/names.h"
 #include <vector>
 
 #include <Eigen/Core>
@@ -32,14 +30,13 @@
 
 #include "nereid/allocation.h"
 #include "nereid/frames.h"
+#include "nereid/names.h"
 #include "nereid/path.h"
+#include "nereid/rl.h"
 
 namespace nereid {
 
 class Simulation;
-namespace rl {
-class Env;
-}
 
 // The vehicle parameters an MPC predicts with, read from a Nereid model. MuJoCo body
 // frame about the body origin, [linear; angular].
@@ -191,19 +188,28 @@ class MpcPathFollower final : public PathController {
   std::vector<std::string> warnings_;
 };
 
-// The MPC as a policy for a station-keeping RL task (rl::Task::station(), e.g.
-// BlueROV2StationKeeping-v0): every control period it plans from the environment's state
-// towards the station and holds the plan's first input; actions are each thruster's thrust
-// over its reachable forward (> 0) or reverse (< 0) thrust, as the tasks map them. The
-// prediction model is read from the environment's simulation when the policy is made:
-// build it before the first reset to predict with the nominal model, not an episode's
-// randomised one (the current is then unknown to it, as to the other policies).
-class MpcStationPolicy {
+// The MPC as a policy for an RL task: every control period it plans from the state the
+// task's controllers read (rl::Env::feedback: the truth, or the sensor-derived state)
+// towards the task's references (rl::Task::References: the station, the docking pose, the
+// quay wall's next path points, one per step of the horizon) and holds the plan's first
+// input; actions are each thruster's thrust over its reachable forward (> 0) or reverse
+// (< 0) thrust, as the tasks map them. The prediction model is read from the
+// environment's simulation when the policy is made: build it before the first reset to
+// predict with the nominal model, not an episode's randomised one (the current is then
+// unknown to it, as to the other policies).
+class MpcPolicy {
  public:
-  // Throws ConfigError if the task holds no station or its period is not a whole number
-  // of environment steps.
-  MpcStationPolicy(rl::Env& env, const MpcOptions& options);
-  ~MpcStationPolicy();
+  // Throws ConfigError if the period is not a whole number of environment steps (or, from
+  // VehicleMpc, if the options or the vehicle cannot be planned for).
+  MpcPolicy(rl::Env& env, const MpcOptions& options);
+  ~MpcPolicy();
+  // The settings `nereid baselines` flies a task with (docs/rl.md, "Baselines"): for
+  // station keeping the best of the station-keeping table (full model, 0.1 s, N = 20); for
+  // the quay wall seed 002's own for its zig-zag (seed model, 0.5 s, N = 15: the full model
+  // at 0.1 s takes seconds a plan for the Raybot); for docking the full model at 0.1 s,
+  // N = 20, with 1 m/s and 1 rad/s allowed in the plan (with 0.5 most of the approach's
+  // plans failed their QPs and fell back). Other tasks: the first of these.
+  static MpcOptions DefaultsFor(const std::string& task);
   // Call after each reset of the environment: the next Act plans afresh.
   void Reset();
   // The action for the environment's present state (action_size floats).
@@ -216,8 +222,8 @@ class MpcStationPolicy {
  private:
   rl::Env& env_;
   std::unique_ptr<VehicleMpc> mpc_;
-  int body_ = -1;
   std::vector<Vec6> references_;
+  std::vector<rl::Task::Pose> poses_;
   Eigen::VectorXd held_;
   double next_plan_ = 0;
   bool started_ = false;

@@ -15,7 +15,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -67,14 +66,19 @@ class Task {
   // `period`: the environment step (frame_skip x the model's time step), s
   virtual void ScriptedAction(Simulation& sim, double period, float* action) = 0;
 
-  // The pose a station-keeping task holds its vehicle at (for model-based baselines such
-  // as the MPC of nereid/mpc.h); none for other tasks.
-  struct Station {
-    std::string body;
+  // ---- what a model-based baseline steers towards (the MPC policy of nereid/mpc.h) ----
+  struct Pose {
     Vec3 position = Vec3::Zero();                                  // world, m
     Eigen::Quaterniond attitude = Eigen::Quaterniond::Identity();  // world from body
   };
-  virtual std::optional<Station> station() const { return std::nullopt; }
+  // The body the actions drive (its id in the task's model).
+  virtual int controlled_body() const = 0;
+  // The poses to steer that body through from now on, as the scripted policy steers it
+  // (from feedback(sim): the truth, or the sensor-derived state): (*poses)[k] for
+  // k = 0..count-1 is the k-th reference from now. A task that holds a pose (station
+  // keeping, docking) repeats it; the quay wall lists its path's points from the current
+  // one on, the last repeated. A task may update its bookkeeping here, as in ScriptedAction.
+  virtual void References(Simulation& sim, int count, std::vector<Pose>* poses) = 0;
 
   // ---- the "sensors" observation (Observation::kSensors) ----
   // Switches the task to observe its model's sensors. Throws ConfigError naming the task,
@@ -152,6 +156,8 @@ class Env {
   mjData* feedback() { return task_->feedback(*sim_); }
   Simulation& simulation() { return *sim_; }
   const Task& task() const { return *task_; }
+  // Task::References for this environment's present state.
+  void References(int count, std::vector<Task::Pose>* poses) { task_->References(*sim_, count, poses); }
   const TaskSpec& spec() const { return spec_; }
 
  private:

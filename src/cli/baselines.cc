@@ -1,6 +1,6 @@
 // Copyright Nereid authors.
-// `nereid baselines TASK`: zero thrust, random actions, the scripted cascaded PID and (for
-// station-keeping tasks, when built with the MPC) the MPC, each over the same episodes:
+// `nereid baselines TASK`: zero thrust, random actions, the scripted cascaded PID and (when
+// built with the MPC) the MPC, each over the same episodes:
 // episode k is the environment reset with seed `seed + k`, as the Python NereidEnv's
 // reset(seed=seed + k) gives it, so scripts/train_ppo.py's evaluation of PPO (seeds
 // 10000 + k) is scored on the same episodes.
@@ -99,9 +99,10 @@ struct BaselinesOptions {
   long episodes = 10, seed = 10000;
   bool mpc = true;
 #ifdef NEREID_HAVE_MPC
-  double mpc_period = 0.1;
-  long mpc_horizon = 20;
-  MpcPrediction mpc_prediction = MpcPrediction::kFull;
+  // unset: the task's (MpcDefaults)
+  std::optional<double> mpc_period, mpc_velocity_limit;
+  std::optional<long> mpc_horizon;
+  std::optional<MpcPrediction> mpc_prediction;
 #endif
   rl::Observation observation = rl::Observation::kState;
 };
@@ -128,6 +129,7 @@ BaselinesOptions ParseBaselines(const std::vector<std::string>& args) {
   app.add_flag_callback("--no-mpc", [&] { o.mpc = false; });  // (a build without the MPC scores none)
 #ifdef NEREID_HAVE_MPC
   AddNumber<double>(app, "--mpc-period", [&](const double& x) { o.mpc_period = x; }, 1e-3, 60);
+  AddNumber<double>(app, "--mpc-velocity-limit", [&](const double& x) { o.mpc_velocity_limit = x; }, 1e-3, 10);
   AddNumber<long>(app, "--mpc-horizon", [&](const long& x) { o.mpc_horizon = x; }, 1, MpcOptions::kMaxHorizon);
   AddChoice<MpcPrediction>(app, "--mpc-prediction", kMpcPredictionNames,
                            [&](const MpcPrediction& x) { o.mpc_prediction = x; });
@@ -149,21 +151,21 @@ nlohmann::json ScorePolicy(const BaselinesOptions& o, const std::string& model_d
 }
 
 #ifdef NEREID_HAVE_MPC
-// The MPC's summary over the episodes (its settings, plans and solve times added), or why
-// it was skipped: the task holds no station.
+// The MPC's summary over the episodes (its settings, plans and solve times added).
 nlohmann::json ScoreMpc(const BaselinesOptions& o, const std::string& model_dir) {
   rl::BatchEnv batch(o.task, 1, 1, model_dir, o.observation);
-  if (!batch.env(0).task().station()) return {{"skipped", "the task holds no station"}};
-  MpcOptions options;
-  options.control_period = o.mpc_period;
-  options.horizon = static_cast<int>(o.mpc_horizon);
-  options.prediction = o.mpc_prediction;
-  MpcStationPolicy policy(batch.env(0), options);  // the nominal model: before any reset
+  MpcOptions options = MpcPolicy::DefaultsFor(batch.spec().id);  // unless the command line sets them
+  if (o.mpc_period) options.control_period = *o.mpc_period;
+  if (o.mpc_horizon) options.horizon = static_cast<int>(*o.mpc_horizon);
+  if (o.mpc_prediction) options.prediction = *o.mpc_prediction;
+  if (o.mpc_velocity_limit) options.velocity_limit = *o.mpc_velocity_limit;
+  MpcPolicy policy(batch.env(0), options);  // the nominal model: before any reset
   Score score = Evaluate(batch, static_cast<int>(o.episodes), static_cast<uint64_t>(o.seed),
                          [&] { policy.Reset(); }, [&](float* a) { policy.Act(a); });
   score.extra = {{"control_period_s", options.control_period},
                  {"horizon", options.horizon},
                  {"prediction", ToString(options.prediction)},
+                 {"velocity_limit", options.velocity_limit},
                  {"plans", policy.plans()},
                  {"failed_solves", policy.failed_solves()},
                  {"solve_time_median_s", NearestRankQuantile(policy.solve_times(), 0.5)}};
@@ -177,7 +179,6 @@ void PrintScores(const nlohmann::json& report, const std::string& task, const Ba
               task.c_str(), static_cast<int>(o.episodes), o.seed, o.seed + static_cast<int>(o.episodes) - 1,
               std::string(rl::ToString(o.observation)).c_str());
   for (const auto& [name, p] : report["policies"].items()) {
-    if (!p.contains("mean_return")) continue;
     std::printf("  %-14s %10.2f +- %8.2f   %.4f m\n", name.c_str(), p["mean_return"].get<double>(),
                 p["std_return"].get<double>(), p["mean_final_position_error_m"].get<double>());
   }

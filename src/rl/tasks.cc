@@ -6,7 +6,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <utility>
 
@@ -157,7 +156,10 @@ class StationKeeping final : public Task {
   void ScriptedAction(Simulation& sim, double period, float* action) override {
     vehicle_.Scripted(sim.model(), feedback(sim), kTarget, period, action);
   }
-  std::optional<Station> station() const override { return Station{kBody, kTarget, Eigen::Quaterniond::Identity()}; }
+  int controlled_body() const override { return vehicle_.body(); }
+  void References(Simulation&, int count, std::vector<Pose>* poses) override {
+    poses->assign(static_cast<size_t>(count), Pose{kTarget, Eigen::Quaterniond::Identity()});
+  }
 
   void UseSensors(const Simulation& sim, const TaskSpec& spec, const std::string& model) override {
     sensors_ = std::make_unique<VehicleSensors>(sim, vehicle_.body(), spec.id, model);
@@ -234,6 +236,17 @@ class QuayWall final : public Task {
   void ScriptedAction(Simulation& sim, double period, float* action) override {
     Advance(sim);
     vehicle_.Scripted(sim.model(), feedback(sim), path_.points[target_], period, action);
+  }
+  int controlled_body() const override { return vehicle_.body(); }
+  // the path's points from the current reference on (the scripted PID's), one per entry:
+  // the reference moves on as the scripted one does, within kRadius of the true position
+  void References(Simulation& sim, int count, std::vector<Pose>* poses) override {
+    Advance(sim);
+    poses->clear();
+    for (int k = 0; k < count; ++k) {
+      const size_t i = std::min(target_ + static_cast<size_t>(k), path_.points.size() - 1);
+      poses->push_back(Pose{path_.points[i], path_.orientation});
+    }
   }
   void UseSensors(const Simulation& sim, const TaskSpec& spec, const std::string& model) override {
     VehicleSensors::Names names;
@@ -337,25 +350,14 @@ class Docking final : public Task {
   void ScriptedAction(Simulation& sim, double period, float* action) override {
     Vec3 p_ref;
     Eigen::Quaterniond q_ref;
-    if (!sensors_) {
-      DockPose(sim, &p_ref, &q_ref);
-    } else if (sensors_->has_dock()) {
-      // the docking pose the camera gave, approached along its axis: from kStandOff behind
-      // it until aligned within kAligned across it (the marker stays in view); backing off
-      // to that point when the marker has been lost
-      q_ref = sensors_->dock_attitude();
-      const Vec3 axis = q_ref * Vec3::UnitX();
-      const Vec6 e = PoseError(feedback(sim), chaser_.body(), sensors_->dock_position(), q_ref);
-      const double across = std::hypot(e[1], e[2]);
-      approach_ = across < kAligned || (approach_ && across < 2 * kAligned);  // with hysteresis
-      if (sensors_->since_detection(sim.data()->time) > DockingSensors::kLostAfter) approach_ = false;
-      p_ref = sensors_->dock_position() - (approach_ ? 0.0 : kStandOff) * axis;
-    } else {  // the marker not yet seen: hold the depth, level, and turn to look for it
-      p_ref = BodyPosition(feedback(sim), chaser_.body());
-      const double yaw = sensors_->heading() + kSearchTurn;
-      q_ref = Eigen::Quaterniond(Eigen::AngleAxisd(yaw, Vec3::UnitZ()));
-    }
+    Target(sim, &p_ref, &q_ref);
     chaser_.Scripted(sim.model(), feedback(sim), p_ref, period, action, q_ref);
+  }
+  int controlled_body() const override { return chaser_.body(); }
+  void References(Simulation& sim, int count, std::vector<Pose>* poses) override {
+    Pose pose;
+    Target(sim, &pose.position, &pose.attitude);
+    poses->assign(static_cast<size_t>(count), pose);
   }
   void UseSensors(const Simulation& sim, const TaskSpec& spec, const std::string& model) override {
     sensors_ = std::make_unique<DockingSensors>(sim, chaser_.body(), target_, kOffset, spec.id, model);
@@ -369,6 +371,28 @@ class Docking final : public Task {
   bool docked() const { return docked_; }
 
  private:
+  // The pose the scripted PID steers the chaser to now: the docking pose on the truth;
+  // with sensors, what the camera gave (below), or a search turn before the first detection
+  void Target(Simulation& sim, Vec3* p_ref, Eigen::Quaterniond* q_ref) {
+    if (!sensors_) {
+      DockPose(sim, p_ref, q_ref);
+    } else if (sensors_->has_dock()) {
+      // the docking pose the camera gave, approached along its axis: from kStandOff behind
+      // it until aligned within kAligned across it (the marker stays in view); backing off
+      // to that point when the marker has been lost
+      *q_ref = sensors_->dock_attitude();
+      const Vec3 axis = *q_ref * Vec3::UnitX();
+      const Vec6 e = PoseError(feedback(sim), chaser_.body(), sensors_->dock_position(), *q_ref);
+      const double across = std::hypot(e[1], e[2]);
+      approach_ = across < kAligned || (approach_ && across < 2 * kAligned);  // with hysteresis
+      if (sensors_->since_detection(sim.data()->time) > DockingSensors::kLostAfter) approach_ = false;
+      *p_ref = sensors_->dock_position() - (approach_ ? 0.0 : kStandOff) * axis;
+    } else {  // the marker not yet seen: hold the depth, level, and turn to look for it
+      *p_ref = BodyPosition(feedback(sim), chaser_.body());
+      const double yaw = sensors_->heading() + kSearchTurn;
+      *q_ref = Eigen::Quaterniond(Eigen::AngleAxisd(yaw, Vec3::UnitZ()));
+    }
+  }
   // where the chaser's origin must be to dock: kOffset behind the target, aligned with it
   void DockPose(const Simulation& sim, Vec3* p, Eigen::Quaterniond* q) const {
     const Mat3 R = BodyRotation(sim.data(), target_);

@@ -521,6 +521,9 @@ for engine in ("nereid", "mujoco"):
 p = run("baselines", "BlueROV2StationKeeping-v0", "--mpc-period", "nan")
 check("baselines: --mpc-period nan is a usage error stating the range",
       p.returncode == 2 and "--mpc-period: must be in 0.001..60, got nan" in p.stderr, p.stderr[:300])
+p = run("baselines", "BlueROVDocking-v0", "--mpc-velocity-limit", "0")
+check("baselines: --mpc-velocity-limit 0 is a usage error stating the range",
+      p.returncode == 2 and "--mpc-velocity-limit: must be in 0.001..10, got 0" in p.stderr, p.stderr[:300])
 for seed in ("9223372036854775808", "18446744073709551616"):
     p = run("baselines", "BlueROV2StationKeeping-v0", "--seed", seed)
     check(f"baselines: --seed {seed} is a usage error (it was capped without a word)",

@@ -336,7 +336,7 @@ TEST_CASE("The MPC as a policy for the station-keeping RL task beats zero thrust
   options.control_period = 0.1;  // 5 environment steps
   options.horizon = 20;
   options.prediction = MpcPrediction::kFull;
-  MpcStationPolicy policy(batch.env(0), options);  // the nominal model
+  MpcPolicy policy(batch.env(0), options);  // the nominal model
   std::vector<float> action(static_cast<size_t>(batch.action_size()));
   auto episode = [&](bool mpc) {
     batch.Reset(10000);  // the same episode for both
@@ -366,10 +366,67 @@ TEST_CASE("The MPC as a policy for the station-keeping RL task beats zero thrust
   CHECK(policy.failed_solves() == 0);
   CHECK(mpc_return > zero_return);
   CHECK(mpc_error < 0.02);
-  rl::BatchEnv docking("BlueROVDocking-v0", 1, 1);
-  CHECK_THROWS_AS(MpcStationPolicy(docking.env(0), options), ConfigError);  // holds no station
   options.control_period = 0.03;
-  CHECK_THROWS_AS(MpcStationPolicy(batch.env(0), options), ConfigError);   // not whole env steps
+  CHECK_THROWS_AS(MpcPolicy(batch.env(0), options), ConfigError);   // not whole env steps
+}
+
+// Every task gives the MPC its references (rl::Task::References); `nereid baselines` flies
+// each with MpcPolicy::DefaultsFor. On the truth:
+TEST_CASE("The MPC as a policy docks the chaser on the docking task") {
+  rl::BatchEnv batch("BlueROVDocking-v0", 1, 1);
+  MpcPolicy policy(batch.env(0), MpcPolicy::DefaultsFor("BlueROVDocking-v0"));  // the nominal model
+  std::vector<float> action(static_cast<size_t>(batch.action_size()));
+  batch.Reset(10000);  // the chaser starts 0.7-1 m from the docking pose
+  policy.Reset();
+  bool ended = false;
+  float error = 0, total = 0;
+  int steps = 0;
+  for (; steps < 250 && !ended; ++steps) {  // at most 5 s
+    policy.Act(action.data());
+    batch.Step(action.data());
+    total += batch.rewards()[0];
+    ended = batch.terminated()[0] || batch.truncated()[0];
+    const float* o = batch.final_observations();
+    error = std::sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
+  }
+  MESSAGE("docking: ended " << ended << " after " << steps << " steps, " << error << " m off, return " << total
+                            << "; " << policy.plans() << " plans, " << policy.failed_solves() << " failed");
+  // it ends only by docking (within 3 cm, 0.05 rad, 0.1 m/s: +20) or 4 m away
+  REQUIRE(ended);
+  CHECK(error < 0.03);
+  CHECK(total > 0);  // the docking bonus outweighs the approach's costs
+}
+
+TEST_CASE("The MPC as a policy follows the quay wall's path with seed 002's settings") {
+  rl::BatchEnv batch("RaybotQuayWall-v0", 1, 1);
+  MpcPolicy policy(batch.env(0), MpcPolicy::DefaultsFor("RaybotQuayWall-v0"));
+  std::vector<float> action(static_cast<size_t>(batch.action_size()));
+  auto run = [&](bool mpc) {  // 10 s (20 plans) of the same episode
+    batch.Reset(10000);
+    policy.Reset();
+    float total = 0;
+    for (int k = 0; k < 500; ++k) {
+      if (mpc) {
+        policy.Act(action.data());
+      } else {
+        std::fill(action.begin(), action.end(), 0.0f);
+      }
+      batch.Step(action.data());
+      total += batch.rewards()[0];
+      REQUIRE(!(batch.terminated()[0] || batch.truncated()[0]));
+    }
+    return std::make_pair(total, batch.observations()[15]);  // the progress along the path
+  };
+  const auto [mpc_return, mpc_progress] = run(true);
+  const auto [zero_return, zero_progress] = run(false);
+  MESSAGE("quay wall, 10 s: MPC return " << mpc_return << ", progress " << mpc_progress << "; zero thrust "
+                                         << zero_return << ", " << zero_progress << "; " << policy.plans()
+                                         << " plans, " << policy.failed_solves() << " failed");
+  CHECK(policy.plans() == 20);  // 10 s at 0.5 s
+  CHECK(policy.failed_solves() == 0);
+  // about 0.3 m/s down the first 3 m stroke: 30 of the path's points (0.1 m apart) in 10 s
+  CHECK(mpc_progress > 0.1);
+  CHECK(mpc_return > zero_return);
 }
 
 // The Heavy with a motor lag on its thrusters (time_constant 0.05 s: each actuator's shaft

@@ -1,5 +1,5 @@
 // Copyright Nereid authors.
-// The MPC as a policy for station-keeping RL tasks (include/nereid/mpc.h).
+// The MPC as a policy for the RL tasks (include/nereid/mpc.h).
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -12,35 +12,49 @@
 
 namespace nereid {
 
-MpcStationPolicy::MpcStationPolicy(rl::Env& env, const MpcOptions& options) : env_(env) {
-  const std::optional<rl::Task::Station> station = env.task().station();
-  if (!station) throw ConfigError("MPC policy: task " + env.spec().id + " holds no station");
+MpcOptions MpcPolicy::DefaultsFor(const std::string& task) {
+  MpcOptions options;
+  options.control_period = 0.1;
+  options.horizon = 20;
+  options.prediction = MpcPrediction::kFull;
+  if (task == "RaybotQuayWall-v0") {  // seed 002's settings for its zig-zag
+    options.control_period = 0.5;
+    options.horizon = 15;
+    options.prediction = MpcPrediction::kSeed;
+  } else if (task == "BlueROVDocking-v0") {
+    options.velocity_limit = 1.0;
+  }
+  return options;
+}
+
+MpcPolicy::MpcPolicy(rl::Env& env, const MpcOptions& options) : env_(env) {
   const Simulation& sim = env.simulation();
-  body_ = mj_name2id(sim.model(), mjOBJ_BODY, station->body.c_str());
-  if (body_ < 0) throw ConfigError("MPC policy: task " + env.spec().id + ": no body '" + station->body + "'");
   const double env_step = env.spec().frame_skip * sim.model()->opt.timestep;
   const double steps = options.control_period / env_step;
   if (std::round(steps) < 1 || std::abs(steps - std::round(steps)) > 1e-6 * steps) {
     throw ConfigError("MPC policy: control_period (" + std::to_string(options.control_period) +
                       " s) must be a whole number of environment steps (" + std::to_string(env_step) + " s)");
   }
-  mpc_ = std::make_unique<VehicleMpc>(sim, body_, options);
-  Vec6 pose;
-  pose << station->position, mpc::EulerZyx(station->attitude.toRotationMatrix());
-  references_.assign(static_cast<size_t>(options.horizon + 1), pose);
+  mpc_ = std::make_unique<VehicleMpc>(sim, env.task().controlled_body(), options);
   held_ = Eigen::VectorXd::Zero(mpc_->model().thrusters());
 }
 
-MpcStationPolicy::~MpcStationPolicy() = default;
+MpcPolicy::~MpcPolicy() = default;
 
-void MpcStationPolicy::Reset() { started_ = false; }
+void MpcPolicy::Reset() { started_ = false; }
 
-void MpcStationPolicy::Act(float* action) {
+void MpcPolicy::Act(float* action) {
   const mjData* d = env_.feedback();  // the truth, or the sensor-derived state (docs/rl.md)
   if (!started_ || d->time >= next_plan_ - 1e-9) {
     if (!started_) next_plan_ = d->time;
     started_ = true;
     next_plan_ += mpc_->options().control_period;
+    // x_0..x_N: the task's next N + 1 references, one per step of the horizon
+    env_.References(mpc_->options().horizon + 1, &poses_);
+    references_.resize(poses_.size());
+    for (size_t k = 0; k < poses_.size(); ++k) {
+      references_[k] << poses_[k].position, mpc::EulerZyx(poses_[k].attitude.toRotationMatrix());
+    }
     const MpcPlan plan = mpc_->Plan(mpc_->State(d), references_);
     held_ = plan.thrust;
     ++plans_;
