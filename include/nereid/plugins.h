@@ -19,14 +19,13 @@
 #include <functional>
 #include <optional>
 #include <string>
-
-#include "nereid/names.h"
 #include <vector>
 
 #include <mujoco/mujoco.h>
 
 #include "nereid/current.h"
 #include "nereid/frames.h"
+#include "nereid/names.h"
 #include "nereid/sensors.h"
 #include "nereid/thruster_model.h"
 

@@ -12,8 +12,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-
-#include "nereid/names.h"
 #include <string_view>
 #include <vector>
 
@@ -22,6 +20,7 @@
 #include "nereid/current.h"
 #include "nereid/frames.h"
 #include "nereid/mujoco_log.h"
+#include "nereid/names.h"
 #include "nereid/plugins.h"
 #include "nereid/uk.h"
 

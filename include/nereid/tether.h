@@ -17,14 +17,13 @@
 #define NEREID_TETHER_H_
 
 #include <string>
-
-#include "nereid/names.h"
 #include <vector>
 
 #include <mujoco/mujoco.h>
 
 #include "nereid/current.h"
 #include "nereid/frames.h"
+#include "nereid/names.h"
 
 namespace nereid {
 
