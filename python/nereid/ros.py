@@ -61,9 +61,16 @@ def odometry_values(model, data, body):
 
 def _name(model, obj, i):
     """An object's name as Nereid's outputs write it (nereid::OutputName): its MJCF name, or its
-    kind and id (body1, joint0, sensor2)."""
+    kind and id (body1, joint0, sensor2), with an underscore more while another object of the
+    kind is named so (body1_ for a nameless body 1 beside a body named body1)."""
     import mujoco
-    return mujoco.mj_id2name(model, obj, i) or f"{mujoco.mju_type2Str(obj)}{i}"
+    name = mujoco.mj_id2name(model, obj, i)
+    if name:
+        return name
+    name = f"{mujoco.mju_type2Str(obj)}{i}"
+    while mujoco.mj_name2id(model, obj, name) >= 0:
+        name += "_"
+    return name
 
 
 class Vehicle:
@@ -116,19 +123,12 @@ def find_tethers(model):
 
 
 def find_vehicles(model):
-    """The model's vehicles (free bodies on the world). Their names make the topics, so two
-    vehicles named alike (a nameless body 1 is 'body1', as is a body named so) are refused."""
+    """The model's vehicles (free bodies on the world). Their names make the topics: distinct,
+    since MuJoCo's body names are and _name gives a nameless body a name no other body has."""
     import mujoco
     free = int(mujoco.mjtJoint.mjJNT_FREE)
-    vehicles = [Vehicle(model, model.jnt_bodyid[j]) for j in range(model.njnt)
-                if int(model.jnt_type[j]) == free and model.body_parentid[model.jnt_bodyid[j]] == 0]
-    seen = {}
-    for v in vehicles:
-        if v.name in seen:
-            raise BridgeError(f"vehicles {seen[v.name]} and {v.body} (body ids) are both called '{v.name}', "
-                              "which would give them the same topics: name the nameless one in the MJCF")
-        seen[v.name] = v.body
-    return vehicles
+    return [Vehicle(model, model.jnt_bodyid[j]) for j in range(model.njnt)
+            if int(model.jnt_type[j]) == free and model.body_parentid[model.jnt_bodyid[j]] == 0]
 
 
 def sensor_plugin_names(model):

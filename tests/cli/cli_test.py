@@ -74,6 +74,17 @@ check("nameless body, joint and sensor: body1.*, joint1.*, sensor0.* columns",
       ["joint1.q", "joint1.qd", "sensor0.pressure", "sensor0.depth"] and
       sorted(unnamed_summary["final_state"]["bodies"]) == ["body1"] and
       sorted(unnamed_summary["final_state"]["joints"]) == ["joint1"], (p.stderr, header))
+# beside a body named body1 the nameless body 1 is body1_: no column or summary entry shared
+twin = os.path.join(work, "twin.xml")
+with open(twin, "w") as f:
+    f.write("<mujoco><worldbody><body><freejoint/><geom size='0.1'/></body>"
+            "<body name='body1' pos='1 0 0'><freejoint/><geom size='0.1'/></body></worldbody></mujoco>")
+p = run("run", twin, "--duration", "0.01", "--out", os.path.join(work, "twin"))
+header = read_csv(os.path.join(work, "twin", "trajectory.csv"))[0] if p.returncode == 0 else []
+twin_summary = json.load(open(os.path.join(work, "twin", "summary.json"))) if p.returncode == 0 else {}
+check("a nameless body beside one named like it: body1_.* and body1.*, no column twice",
+      "body1_.px" in header and "body1.px" in header and len(header) == len(set(header)) and
+      sorted(twin_summary["final_state"]["bodies"]) == ["body1", "body1_"], (p.stderr, header))
 p = run("info", unnamed)
 check("info names a nameless vehicle as the outputs do", p.returncode == 0 and
       "vehicle body 'body1': mass" in p.stdout, p.stdout + p.stderr)

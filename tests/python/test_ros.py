@@ -177,13 +177,13 @@ def test_nameless_objects_are_named_as_nereid_run_names_them(tmp_path):
                     "</worldbody><sensor><plugin instance='p'/></sensor></mujoco>")
     model, _ = nereid.load(str(path))
     assert [v.name for v in ros.find_vehicles(model)] == ["body1"]
-    # a second vehicle literally named body1 would share the nameless one's topics: refused
+    # beside a vehicle literally named body1 the nameless one is body1_ (its own topics, as
+    # its own trajectory.csv columns below)
     twin = tmp_path / "twin.xml"
     twin.write_text("<mujoco><worldbody><body><freejoint/><geom size='0.1'/></body>"
                     "<body name='body1' pos='1 0 0'><freejoint/><geom size='0.1'/></body></worldbody></mujoco>")
     twin_model, _ = nereid.load(str(twin))
-    with pytest.raises(ros.BridgeError, match="vehicles 1 and 2 .body ids. are both called 'body1'"):
-        ros.find_vehicles(twin_model)
+    assert [v.name for v in ros.find_vehicles(twin_model)] == ["body1_", "body1"]
     assert ros._joint_name(model, 1) == "joint1"
     assert ros._name(model, mujoco.mjtObj.mjOBJ_SENSOR, 0) == "sensor0"
     if not os.environ.get("NEREID_CLI"):
@@ -193,6 +193,11 @@ def test_nameless_objects_are_named_as_nereid_run_names_them(tmp_path):
     assert run.returncode == 0, run.stderr
     header = (tmp_path / "run" / "trajectory.csv").read_text().splitlines()[0].split(",")
     assert {"body1.px", "joint1.q", "sensor0.pressure"} <= set(header)  # the CLI's names
+    run = subprocess.run([os.environ["NEREID_CLI"], "run", str(twin), "--duration", "0.01",
+                          "--out", str(tmp_path / "twin")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    header = (tmp_path / "twin" / "trajectory.csv").read_text().splitlines()[0].split(",")
+    assert {"body1_.px", "body1.px"} <= set(header) and len(header) == len(set(header))
 
 
 def test_command_checks():
