@@ -191,8 +191,8 @@ class MpcPathFollower final : public PathController {
 // The MPC as a policy for an RL task: every control period it plans from the state the
 // task's controllers read (rl::Env::feedback: the truth, or the sensor-derived state)
 // towards the task's references (rl::Task::References: the station, the docking pose, the
-// quay wall's next path points, one per step of the horizon) and holds the plan's first
-// input; actions are each thruster's thrust over its reachable forward (> 0) or reverse
+// quay wall's path points from the next unreached one on; the k-th is x_k's, k = 1..N, the
+// first also x_0's) and holds the plan's first input; actions are each thruster's thrust over its reachable forward (> 0) or reverse
 // (< 0) thrust, as the tasks map them. The prediction model is read from the
 // environment's simulation when the policy is made: build it before the first reset to
 // predict with the nominal model, not an episode's randomised one (the current is then

@@ -49,11 +49,15 @@ void MpcPolicy::Act(float* action) {
     if (!started_) next_plan_ = d->time;
     started_ = true;
     next_plan_ += mpc_->options().control_period;
-    // x_0..x_N: the task's next N + 1 references, one per step of the horizon
-    env_.References(mpc_->options().horizon + 1, &poses_);
-    references_.resize(poses_.size());
-    for (size_t k = 0; k < poses_.size(); ++k) {
-      references_[k] << poses_[k].position, mpc::EulerZyx(poses_[k].attitude.toRotationMatrix());
+    // the task's next N references for x_1..x_N, one per step of the horizon: the cost
+    // starts at x_1 (x_0 is the state), so the first, the task's present reference (the quay
+    // wall's next unreached point), must be x_1's; x_0's is the same
+    const int horizon = mpc_->options().horizon;
+    env_.References(horizon, &poses_);
+    references_.resize(static_cast<size_t>(horizon) + 1);
+    for (int k = 0; k <= horizon; ++k) {
+      const rl::Task::Pose& pose = poses_[static_cast<size_t>(std::max(k - 1, 0))];
+      references_[static_cast<size_t>(k)] << pose.position, mpc::EulerZyx(pose.attitude.toRotationMatrix());
     }
     const MpcPlan plan = mpc_->Plan(mpc_->State(d), references_);
     held_ = plan.thrust;

