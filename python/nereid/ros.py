@@ -63,14 +63,8 @@ def _name(model, obj, i):
     """An object's name as Nereid's outputs write it (nereid::OutputName): its MJCF name, or its
     kind and id (body1, joint0, sensor2), with an underscore more while another object of the
     kind is named so (body1_ for a nameless body 1 beside a body named body1)."""
-    import mujoco
-    name = mujoco.mj_id2name(model, obj, i)
-    if name:
-        return name
-    name = f"{mujoco.mju_type2Str(obj)}{i}"
-    while mujoco.mj_name2id(model, obj, name) >= 0:
-        name += "_"
-    return name
+    from . import _nereid
+    return _nereid._output_name(model, int(obj), int(i))
 
 
 class Vehicle:
@@ -376,7 +370,7 @@ class Bridge:
         for v in self.vehicles:
             if (v.name, "wrench") in pending:
                 try:
-                    stepper(m, d).drive(v.name, list(pending[(v.name, "wrench")]))
+                    stepper(m, d).drive(int(v.body), list(pending[(v.name, "wrench")]))
                 except ValueError as e:  # e.g. a vehicle whose thrusters are not nereid.thruster
                     self._warn(f"{self._topic(v.name, 'wrench')}: {e}; ignored")
             if (v.name, "thrusters_normalized") in pending:

@@ -88,10 +88,10 @@ def teleop_wrench(wrench, key):
 
 
 def first_vehicle(model):
-    """The name of the first body that carries nereid.thruster actuators on sites, or None."""
+    """The id of the first body that carries nereid.thruster actuators on sites, or None."""
     for a in range(model.nactuator):
         if model.actuator_trntype[a] == mujoco.mjtTrn.mjTRN_SITE and model.actuator_plugin[a] >= 0:
-            return model.body(model.site_bodyid[model.actuator_trnid[a, 0]]).name
+            return int(model.site_bodyid[model.actuator_trnid[a, 0]])
     return None
 
 
@@ -106,6 +106,7 @@ def main(argv=None):
     model, data = nereid.load(args.input, constraints=args.constraints)
     stepper = nereid.stepper(model, data)
     vehicle = first_vehicle(model)
+    label = None if vehicle is None else nereid._nereid._output_name(model, int(mujoco.mjtObj.mjOBJ_BODY), vehicle)
     state = {"wrench": np.zeros(6)}
 
     def on_key(keycode):
@@ -113,7 +114,7 @@ def main(argv=None):
             return
         state["wrench"] = teleop_wrench(state["wrench"], chr(keycode))
         stepper.drive(vehicle, list(state["wrench"]))
-        print(f"{vehicle}: wrench {np.round(state['wrench'], 1).tolist()} (body frame, N and N m)", flush=True)
+        print(f"{label}: wrench {np.round(state['wrench'], 1).tolist()} (body frame, N and N m)", flush=True)
 
     with mujoco.viewer.launch_passive(model, data, key_callback=on_key) as viewer:
         start_wall, start_sim = time.monotonic(), data.time

@@ -232,6 +232,12 @@ void BindFunctions(py::module_& m) {
     return py::make_tuple(state, sensors);
   }, py::arg("model"), py::arg("initial_state"), py::arg("control"), py::arg("nstep"), py::arg("nthread"),
      py::arg("engine") = py::none(), py::arg("constraints") = py::none());
+  // nereid::OutputName: an object's name in Nereid's outputs (ros.py's topics, the viewer)
+  m.def("_output_name", [](py::object model, int type, int id) {
+    const mjModel* mm = Address<mjModel>(model, "model");
+    if (type < 0 || type >= mjNOBJECT) throw py::value_error("_output_name: no object type " + std::to_string(type));
+    return nereid::OutputName(mm, static_cast<mjtObj>(type), id);
+  });
   m.def("_state_size", [](py::object model) { return nereid::RolloutSizesOf(Address<mjModel>(model, "model")).nstate; });
 }
 
@@ -300,10 +306,13 @@ py::list Connections(Stepper& s) {
 
 // Stepper.drive: the thrusters of `body` set for a body-frame wrench through the thrust
 // allocation; returns the thrusts (N).
-std::vector<double> Drive(Stepper& s, const std::string& body, const std::vector<double>& wrench) {
+std::vector<double> DriveBody(Stepper& s, int b, const std::vector<double>& wrench) {
   const mjModel* mm = s.sim().model();
-  const int b = mj_name2id(mm, mjOBJ_BODY, body.c_str());
-  if (b < 0) throw py::value_error("drive: no body named '" + body + "'");
+  if (b < 1 || b >= mm->nbody) {
+    throw py::value_error("drive: body id " + std::to_string(b) + " is not a body of the model (1.." +
+                          std::to_string(mm->nbody - 1) + ")");
+  }
+  const std::string body = nereid::OutputName(mm, mjOBJ_BODY, b);
   if (wrench.size() != 6) throw py::value_error("drive: expected 6 values [fx fy fz tx ty tz] (body frame)");
   for (size_t i = 0; i < 6; ++i) {
     if (!std::isfinite(wrench[i])) {
@@ -320,6 +329,12 @@ std::vector<double> Drive(Stepper& s, const std::string& body, const std::vector
   const Eigen::VectorXd thrust = nereid::Allocate(set.B, tau, set.thrust_min, set.thrust_max);
   set.SetCommands(mm, s.sim().data(), thrust);
   return std::vector<double>(thrust.data(), thrust.data() + thrust.size());
+}
+
+std::vector<double> Drive(Stepper& s, const std::string& body, const std::vector<double>& wrench) {
+  const int b = mj_name2id(s.sim().model(), mjOBJ_BODY, body.c_str());
+  if (b < 0) throw py::value_error("drive: no body named '" + body + "'");
+  return DriveBody(s, b, wrench);
 }
 
 void BindStepper(py::module_& m) {
@@ -353,8 +368,11 @@ nereid.make_data (or nereid.load). It keeps both alive.)")
       .def("connections", &Connections,
            "UK connections (constraints='uk'): name, active, bodies, the constraint force and "
            "couple on body1 at the connection point (world), and the errors.")
+      .def("drive", &DriveBody, py::arg("body"), py::arg("wrench"),
+           "Sets the thrusters of `body` (its id, e.g. for a nameless body) for a body-frame wrench "
+           "[fx fy fz tx ty tz] (N, N m) through the thrust allocation; returns the thrusts (N).")
       .def("drive", &Drive, py::arg("body"), py::arg("wrench"),
-           "Sets the thrusters of `body` for a body-frame wrench [fx fy fz tx ty tz] (N, N m) "
+           "Sets the thrusters of `body` (its name) for a body-frame wrench [fx fy fz tx ty tz] (N, N m) "
            "through the thrust allocation; returns the thrusts (N).")
       .def_property_readonly("engine", [](Stepper& s) { return std::string(nereid::ToString(s.sim().engine())); })
       .def_property_readonly("integrator", [](Stepper& s) {

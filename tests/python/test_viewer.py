@@ -45,9 +45,12 @@ def test_teleop_drives_through_the_allocation():
     assert w.tolist() == [2 * viewer.STEP_FORCE, -viewer.STEP_FORCE, 0, 0, 0, viewer.STEP_TORQUE]
     assert viewer.teleop_wrench(w, "x").tolist() == [0] * 6
     model, data = nereid.load(nereid.model_path("bluerov2_heavy"))
-    assert viewer.first_vehicle(model) == "heavy"
+    assert viewer.first_vehicle(model) == model.body("heavy").id
     s = nereid.stepper(model, data)
+    # by id (a nameless vehicle has only that; the viewer and the ROS bridge drive by id) as by name
+    by_id = np.array(s.drive(model.body("heavy").id, list(w)))
     thrust = np.array(s.drive("heavy", list(w)))
+    np.testing.assert_array_equal(by_id, thrust)
     assert len(thrust) == model.nu
     assert not np.allclose(data.ctrl, 1500)
     nereid.forward(model, data)  # at rest the thrusters give what the allocation asked for
@@ -56,6 +59,9 @@ def test_teleop_drives_through_the_allocation():
         s.drive("sub", list(w))
     with pytest.raises(ValueError, match="expected 6 values"):
         s.drive("heavy", [1.0])
+    for bad in (0, model.nbody):  # the world, and one past the last body
+        with pytest.raises(ValueError, match=f"body id {bad} is not a body of the model .1..{model.nbody - 1}."):
+            s.drive(bad, list(w))
 
 
 def test_actuators_with_zero_or_several_controls_before_the_thrusters(heavy_behind_multi_control_actuators):
