@@ -238,7 +238,7 @@ def nameless_objects(c, which):
 
 
 @op(("current-nan", "error"), ("current-inf", "error"), ("drive-body", "error"), ("drive-nan", "error"),
-    ("drive-short", "error"))
+    ("drive-short", "error"), ("drive-world", "error"), ("drive-id-past", "error"), ("drive-id", "ok"))
 def stepper_bad_input(c, which):
     m, d = c.heavy()
     s = c.nereid.stepper(m, d)
@@ -248,6 +248,12 @@ def stepper_bad_input(c, which):
         s.set_current(0.0, 0.0, -INF)
     elif which == "drive-body":
         s.drive("no_such_body", [0.0] * 6)
+    elif which == "drive-world":
+        s.drive(0, [0.0] * 6)
+    elif which == "drive-id-past":
+        s.drive(m.nbody, [0.0] * 6)
+    elif which == "drive-id":
+        s.drive(m.body(1).id, [1.0, 0.0, 0.0, 0.0, 0.0, 0.0])
     elif which == "drive-nan":
         s.drive(m.body(1).name, [0.0, NAN, 0.0, 0.0, 0.0, 0.0])
     else:
