@@ -9,6 +9,7 @@
 
 #include "nereid/error.h"
 #include "nereid/kinematics.h"
+#include "nereid/object_names.h"
 #include "nereid/plugins.h"
 
 namespace nereid {
@@ -73,8 +74,7 @@ void Simulation::FindAddedMass() {
   added_mass_ = CollectAddedMass(m_, d_, &added_mass_sources_);
   for (AddedMassBody& block : added_mass_) {
     if (!FindInertiaEntries(m_, &block)) {
-      const char* name = mj_id2name(m_, mjOBJ_BODY, block.body);
-      throw ConfigError(source_ + ": body " + (name ? "'" + std::string(name) + "'" : "#" + std::to_string(block.body)) +
+      throw ConfigError(source_ + ": body " + QuotedNameOrId(m_, mjOBJ_BODY, block.body) +
                         " has no storage for its added-mass block in the mass matrix; set "
                         "simple=\"false\" on the body, or compile the model with Nereid "
                         "(Simulation::CompileFile; Python: nereid.load)");

@@ -8,6 +8,7 @@
 #include <Eigen/Cholesky>
 
 #include "nereid/error.h"
+#include "nereid/object_names.h"
 #include "nereid/plugins.h"
 
 namespace nereid {
@@ -47,8 +48,7 @@ ThrusterSet FindThrusters(const mjModel* m, int body) {
     set.actuators.push_back(a);
     set.controls.push_back(m->actuator_ctrladr[a]);
     set.outputs.push_back(m->actuator_outadr[a]);
-    const char* name = mj_id2name(m, mjOBJ_ACTUATOR, a);
-    set.names.push_back(name ? name : "#" + std::to_string(a));
+    set.names.push_back(NameOrId(m, mjOBJ_ACTUATOR, a));
     set.models.push_back(ThrusterModelFromModel(m, instance));
   }
   const auto n = static_cast<Eigen::Index>(columns.size());

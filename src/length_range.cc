@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "nereid/error.h"
+#include "nereid/object_names.h"
 
 namespace nereid {
 namespace {
@@ -39,10 +40,7 @@ bool Simulated(const mjModel* m, const mjLROpt& opt, int i) {
   return true;
 }
 
-std::string ActuatorLabel(const mjModel* m, int i) {
-  const char* name = mj_id2name(m, mjOBJ_ACTUATOR, i);
-  return name ? "actuator '" + std::string(name) + "'" : "actuator #" + std::to_string(i);
-}
+std::string ActuatorLabel(const mjModel* m, int i) { return "actuator " + QuotedNameOrId(m, mjOBJ_ACTUATOR, i); }
 
 // MuJoCo's compiler's statistics override: the values the user defined (NaN: not defined)
 void ApplyStatistic(mjModel* m, const mjStatistic& stat) {

@@ -88,17 +88,6 @@ double EstimateCsvBytes(double rows, size_t columns) {
   return rows * static_cast<double>(columns) * 25.0;
 }
 
-std::string OutputName(const mjModel* m, mjtObj type, int id) {
-  const char* n = mj_id2name(m, type, id);
-  if (n && *n) return n;
-  const char* kind = mju_type2Str(type);
-  std::string name = std::string(kind ? kind : "object") + std::to_string(id);
-  // another object of the kind named so (a body named "body1" beside a nameless body 1)
-  // would share its columns: an underscore more until the name is free
-  while (mj_name2id(m, type, name.c_str()) >= 0) name += '_';
-  return name;
-}
-
 std::string FinalStateJson(const mjModel* m, const mjData* d) { return FinalState(m, d).dump(); }
 
 ScenarioControl::ScenarioControl(const Scenario& scenario, Simulation& sim) : scenario_(scenario), sim_(sim) {

@@ -17,6 +17,7 @@
 #include "site_transmission.h"
 #include "nereid/error.h"
 #include "nereid/kinematics.h"
+#include "nereid/object_names.h"
 #include "nereid/plugins.h"
 #include "nereid/tether.h"
 #include "uk/constraint_set.h"
@@ -477,13 +478,11 @@ std::string Simulation::DivergenceMessage() const {
       for (int j = 0; j < m_->njnt; ++j) {
         const int end = j + 1 < m_->njnt ? m_->jnt_qposadr[j + 1] : static_cast<int>(m_->nq);
         if (index >= m_->jnt_qposadr[j] && index < end) {
-          const char* n = mj_id2name(m_, mjOBJ_JOINT, j);
-          joint = n ? n : "#" + std::to_string(j);
+          joint = NameOrId(m_, mjOBJ_JOINT, j);
         }
       }
     } else if (index >= 0 && index < m_->nv) {
-      const char* n = mj_id2name(m_, mjOBJ_JOINT, m_->dof_jntid[index]);
-      joint = n ? n : "#" + std::to_string(m_->dof_jntid[index]);
+      joint = NameOrId(m_, mjOBJ_JOINT, m_->dof_jntid[index]);
     }
     char buffer[512];
     std::snprintf(buffer, sizeof(buffer),

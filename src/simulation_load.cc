@@ -14,6 +14,7 @@
 #include "length_range.h"
 #include "mjcf_guard.h"
 #include "nereid/error.h"
+#include "nereid/object_names.h"
 #include "nereid/plugins.h"
 #include "nereid/simulation.h"
 #include "nereid/tether.h"
@@ -84,9 +85,7 @@ void CheckFiniteGears(const mjModel* m, const std::string& name) {
     for (int k = 0; k < 6 * m->actuator_outnum[i]; ++k) {
       const mjtNum g = m->actuator_gear[6 * m->actuator_outadr[i] + k];
       if (std::isfinite(g)) continue;
-      const char* actuator = mj_id2name(m, mjOBJ_ACTUATOR, i);
-      const std::string label = actuator ? std::string("'") + actuator + "'" : "#" + std::to_string(i);
-      throw ConfigError(name + ": actuator " + label + ": gear[" + std::to_string(k) + "] = " +
+      throw ConfigError(name + ": actuator " + QuotedNameOrId(m, mjOBJ_ACTUATOR, i) + ": gear[" + std::to_string(k) + "] = " +
                         (std::isnan(g) ? "nan" : g > 0 ? "inf" : "-inf") + ": must be finite");
     }
   }

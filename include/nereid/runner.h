@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "nereid/object_names.h"
 #include "nereid/path.h"
 #include "nereid/scenario.h"
 #include "nereid/simulation.h"
@@ -100,11 +101,6 @@ class ScenarioControl {
 // failed run's error (default: `log`).
 RunResult Run(const RunOptions& options, std::ostream* log = nullptr, std::ostream* errors = nullptr);
 
-// An object's name in Nereid's outputs (trajectory.csv's columns, summary.json, the viewer's
-// report): its MJCF name, or its kind and number when it has none (body1, joint0, sensor2),
-// with an underscore more while another object of the kind is named so (body1_ beside a body
-// named body1): no two objects of a kind share an output name.
-std::string OutputName(const mjModel* m, mjtObj type, int id);
 
 // The state `nereid run` writes as summary.json's "final_state" (docs/outputs.md), as JSON text.
 std::string FinalStateJson(const mjModel* m, const mjData* d);

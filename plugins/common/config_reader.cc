@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "nereid/error.h"
+#include "nereid/object_names.h"
 #include "nereid/plugins.h"
 
 namespace nereid {
@@ -180,10 +181,6 @@ int FindCurrentInstance(const mjModel* m) {
   return currents.empty() ? -1 : currents.front();
 }
 
-std::string PluginInstanceName(const mjModel* m, int instance) {
-  const char* name = mj_id2name(m, mjOBJ_PLUGIN, instance);
-  if (name && *name) return name;
-  return "#" + std::to_string(instance);
-}
+std::string PluginInstanceName(const mjModel* m, int instance) { return NameOrId(m, mjOBJ_PLUGIN, instance); }
 
 }  // namespace nereid

@@ -10,6 +10,7 @@
 #include "current/current_plugin.h"
 #include "nereid/error.h"
 #include "nereid/kinematics.h"
+#include "nereid/object_names.h"
 
 namespace nereid {
 namespace {
@@ -27,10 +28,7 @@ void ReadPairs(const ConfigReader& config, const ConfigKey& key, std::vector<dou
   }
 }
 
-std::string ActuatorName(const mjModel* m, int a) {
-  const char* name = mj_id2name(m, mjOBJ_ACTUATOR, a);
-  return name && *name ? name : "#" + std::to_string(a);
-}
+std::string ActuatorName(const mjModel* m, int a) { return NameOrId(m, mjOBJ_ACTUATOR, a); }
 
 }  // namespace
 

@@ -9,16 +9,12 @@
 
 #include "nereid/error.h"
 #include "nereid/kinematics.h"
+#include "nereid/object_names.h"
 
 namespace nereid {
 
 namespace uk {
 namespace {
-
-std::string Name(const mjModel* m, mjtObj type, int id) {
-  const char* n = mj_id2name(m, type, id);
-  return n && *n ? std::string(n) : "#" + std::to_string(id);
-}
 
 int FreeDof(const mjModel* m, int body) {
   if (m->body_jntnum[body] < 1) return -1;
@@ -43,7 +39,7 @@ std::vector<int> FindUKWelds(const mjModel* m, const std::string& source) {
     }
     const int b1 = m->eq_obj1id[i], b2 = m->eq_obj2id[i];
     if (b1 == b2) {
-      throw ConfigError(where + "body1 and body2 are the same body '" + Name(m, mjOBJ_BODY, b1) +
+      throw ConfigError(where + "body1 and body2 are the same body '" + NameOrId(m, mjOBJ_BODY, b1) +
                         "': a body cannot be connected to itself");
     }
     for (const auto& [attr, b] : {std::pair{"body1", b1}, std::pair{"body2", b2}}) {
@@ -52,7 +48,7 @@ std::vector<int> FindUKWelds(const mjModel* m, const std::string& source) {
                           "(use a MuJoCo weld to fix a body to the world)");
       }
       if (FreeDof(m, b) < 0 || m->body_jntnum[b] != 1) {
-        throw ConfigError(where + attr + "=\"" + Name(m, mjOBJ_BODY, b) +
+        throw ConfigError(where + attr + "=\"" + NameOrId(m, mjOBJ_BODY, b) +
                           "\" does not move by exactly one free joint; UK connections are "
                           "supported between free-joint bodies only");
       }
