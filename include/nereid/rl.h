@@ -76,8 +76,8 @@ class Task {
   // The poses to steer that body through from now on, as the scripted policy steers it
   // (from feedback(sim): the truth, or the sensor-derived state): (*poses)[k] for
   // k = 0..count-1 is the k-th reference from now. A task that holds a pose (station
-  // keeping, docking) repeats it; the quay wall lists its path's points from the current
-  // one on, the last repeated. A task may update its bookkeeping here, as in ScriptedAction.
+  // keeping, docking) repeats it; the quay wall lists its path's points from the next
+  // unreached one on, the last repeated. A task may update its bookkeeping here, as in ScriptedAction.
   virtual void References(Simulation& sim, int count, std::vector<Pose>* poses) = 0;
 
   // ---- the "sensors" observation (Observation::kSensors) ----

@@ -99,7 +99,7 @@ struct BaselinesOptions {
   long episodes = 10, seed = 10000;
   bool mpc = true;
 #ifdef NEREID_HAVE_MPC
-  // unset: the task's (MpcDefaults)
+  // unset: the task's (MpcPolicy::DefaultsFor)
   std::optional<double> mpc_period, mpc_velocity_limit;
   std::optional<long> mpc_horizon;
   std::optional<MpcPrediction> mpc_prediction;
