@@ -548,7 +548,7 @@ void Simulation::Connect(const std::string& name, bool capture) {
     return;
   }
   const int eq = mj_name2id(m_, mjOBJ_EQUALITY, name.c_str());
-  if (eq < 0) throw ConfigError(source_ + ": no equality constraint named '" + name + "'");
+  if (eq < 0) throw ConfigError(source_ + ": no equality constraint named '" + Excerpt(name) + "'");
   if (capture && m_->eq_type[eq] == mjEQ_WELD && m_->eq_objtype[eq] == mjOBJ_BODY) {
     // relpose from the current poses; the point stays the anchor on body2
     const int b1 = m_->eq_obj1id[eq], b2 = m_->eq_obj2id[eq];
@@ -570,7 +570,7 @@ void Simulation::Release(const std::string& name) {
     uk_->Release(name);
   } else {
     const int eq = mj_name2id(m_, mjOBJ_EQUALITY, name.c_str());
-    if (eq < 0) throw ConfigError(source_ + ": no equality constraint named '" + name + "'");
+    if (eq < 0) throw ConfigError(source_ + ": no equality constraint named '" + Excerpt(name) + "'");
     d_->eq_active[eq] = 0;
   }
   Forward();

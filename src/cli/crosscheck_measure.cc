@@ -201,7 +201,7 @@ class MethodRun {
     for (const std::string& n : c_.assembly) assembly_.push_back(mj_name2id(m_, mjOBJ_BODY, n.c_str()));
     peak_body_ = cc_.peak_body.empty() ? -1 : mj_name2id(m_, mjOBJ_BODY, cc_.peak_body.c_str());
     if (!cc_.peak_body.empty() && peak_body_ < 0) {
-      throw ConfigError(s_.source + ": /peak/body: no body named '" + cc_.peak_body + "' in " + s_.model);
+      throw ConfigError(s_.source + ": /peak/body: no body named '" + Excerpt(cc_.peak_body) + "' in " + s_.model);
     }
   }
 

@@ -299,7 +299,7 @@ void ConstraintSet::Connect(const mjModel* m, mjData* d, const std::string& name
   if (k < 0) {
     std::string names;
     for (const Connection& c : connections_) names += (names.empty() ? "" : ", ") + c.name;
-    throw ConfigError(source_ + ": no UK connection named '" + name + "' (the model has: " +
+    throw ConfigError(source_ + ": no UK connection named '" + Excerpt(name) + "' (the model has: " +
                       names + ")");
   }
   Connection& c = connections_[static_cast<size_t>(k)];
@@ -316,7 +316,7 @@ void ConstraintSet::Connect(const mjModel* m, mjData* d, const std::string& name
 
 void ConstraintSet::Release(const std::string& name) {
   const int k = Find(name);
-  if (k < 0) throw ConfigError(source_ + ": no UK connection named '" + name + "'");
+  if (k < 0) throw ConfigError(source_ + ": no UK connection named '" + Excerpt(name) + "'");
   connections_[static_cast<size_t>(k)].active = false;
   connections_[static_cast<size_t>(k)].lambda.setZero();
   structure_dirty_ = true;

@@ -150,7 +150,7 @@ VmsController::VmsController(Simulation& sim, const VmsControllerSpec& spec, con
                              [&](const Loop& l) { return l.spec.joint == spec_.ik[a].joints[k]; });
       if (it == loops_.end()) {
         Fail(source, spec_.ik[a].path + "/joints/" + std::to_string(k),
-             "joint '" + spec_.ik[a].joints[k] + "' has no entry in " + spec_.path + "/joints");
+             "joint '" + Excerpt(spec_.ik[a].joints[k]) + "' has no entry in " + spec_.path + "/joints");
       }
       it->ik = static_cast<int>(a);
       it->ik_index = k;

@@ -5,7 +5,8 @@ Python: nereid.rollout with complex or object arrays, or a non-integer nthread;
 nereid.reset with a key below -1; nereid.load of a scenario that is a device.
 Command line (NEREID_CLI): nereid crosscheck on a full disk; a scenario that is /dev/zero
 (run, crosscheck); a 5000-character choice, path or task name echoed whole; bench and
-baselines with an --out file that cannot be written (found at the end of the work)."""
+baselines with an --out file that cannot be written (found at the end of the work); a VMS
+scenario's 7000-character IK joint name echoed whole."""
 import json
 import os
 import re
@@ -189,3 +190,17 @@ def test_load_refuses_a_muscle_whose_length_range_simulation_diverges(tmp_path):
     for line in lines:
         assert re.search(r"diverging\.xml: actuator 'pull': MuJoCo's length-range simulation became unstable "
                          r"\(Nan, Inf or huge value in QACC", line), line
+
+
+@needs_cli
+def test_a_huge_ik_joint_name_is_echoed_cut(tmp_path):
+    """A VMS scenario whose IK joint is a 7000-character name (tools/fuzz, seed 53): the error
+    names the key and an excerpt of the name, not the whole of it."""
+    scenario = json.load(open(os.path.join(SOURCE, "scenarios", "vms", "uvmms_spiral_joint1_retuned.json")))
+    scenario["model"] = os.path.join(SOURCE, "models", "uvmms", "uvmms.xml")
+    scenario["controller"]["ik"][0]["joints"][0] = "arm1_q1" * 1000
+    path = tmp_path / "long_ik_joint.json"
+    path.write_text(json.dumps(scenario))
+    p = run("run", str(path), "--duration", "0.01", "--out", str(tmp_path / "out"), cwd=tmp_path)
+    assert p.returncode == 1 and "/controller/ik/0/joints/0: joint 'arm1_q1arm1_q1" in p.stderr, p.stderr[:300]
+    assert "has no entry in /controller/joints" in p.stderr and len(p.stderr) < 600, (len(p.stderr), p.stderr[:300])
