@@ -14,6 +14,7 @@
 
 #include "nereid/error.h"
 #include "nereid/kinematics.h"
+#include "nereid/object_names.h"
 #include "nereid/output.h"
 #include "nereid/path.h"
 #include "nereid/plugins.h"

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app.h"
+#include "nereid/object_names.h"
 #include "nereid/output.h"
 #include "nereid/runner.h"
 

@@ -32,11 +32,13 @@
 #include "nereid/frames.h"
 #include "nereid/names.h"
 #include "nereid/path.h"
-#include "nereid/rl.h"
 
 namespace nereid {
 
 class Simulation;
+namespace rl {
+class Env;
+}
 
 // The vehicle parameters an MPC predicts with, read from a Nereid model. MuJoCo body
 // frame about the body origin, [linear; angular].
@@ -223,7 +225,6 @@ class MpcPolicy {
   rl::Env& env_;
   std::unique_ptr<VehicleMpc> mpc_;
   std::vector<Vec6> references_;
-  std::vector<rl::Task::Pose> poses_;
   Eigen::VectorXd held_;
   double next_plan_ = 0;
   bool started_ = false;

@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "nereid/object_names.h"
 #include "nereid/path.h"
 #include "nereid/scenario.h"
 #include "nereid/simulation.h"
@@ -100,7 +99,6 @@ class ScenarioControl {
 // `log` gets the progress lines ("nereid run: ...", "wrote ..."), `errors` a diverged or
 // failed run's error (default: `log`).
 RunResult Run(const RunOptions& options, std::ostream* log = nullptr, std::ostream* errors = nullptr);
-
 
 // The state `nereid run` writes as summary.json's "final_state" (docs/outputs.md), as JSON text.
 std::string FinalStateJson(const mjModel* m, const mjData* d);

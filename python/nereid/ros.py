@@ -60,9 +60,10 @@ def odometry_values(model, data, body):
 
 
 def _name(model, obj, i):
-    """An object's name as Nereid's outputs write it (nereid::OutputName, include/nereid/object_names.h): its MJCF name, or its
-    kind and id (body1, joint0, sensor2), with an underscore more while another object of the
-    kind is named so (body1_ for a nameless body 1 beside a body named body1)."""
+    """An object's name as Nereid's outputs write it (nereid::OutputName in
+    include/nereid/object_names.h): its MJCF name, or its kind and id (body1, joint0, sensor2),
+    with an underscore more while another object of the kind is named so (body1_ for a nameless
+    body 1 beside a body named body1)."""
     from . import _nereid
     return _nereid._output_name(model, int(obj), int(i))
 

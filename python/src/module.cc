@@ -22,6 +22,7 @@
 
 #include "nereid/allocation.h"
 #include "nereid/error.h"
+#include "nereid/object_names.h"
 #include "nereid/plugins.h"
 #include "nereid/rl.h"
 #include "nereid/rollout.h"

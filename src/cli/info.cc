@@ -8,8 +8,8 @@
 #include <string>
 
 #include "nereid/allocation.h"
+#include "nereid/object_names.h"
 #include "nereid/plugins.h"
-#include "nereid/runner.h"
 #include "nereid/simulation.h"
 
 namespace nereid {

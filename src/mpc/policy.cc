@@ -53,10 +53,11 @@ void MpcPolicy::Act(float* action) {
     // starts at x_1 (x_0 is the state), so the first, the task's present reference (the quay
     // wall's next unreached point), must be x_1's; x_0's is the same
     const int horizon = mpc_->options().horizon;
-    env_.References(horizon, &poses_);
+    std::vector<rl::Task::Pose> poses;
+    env_.References(horizon, &poses);
     references_.resize(static_cast<size_t>(horizon) + 1);
     for (int k = 0; k <= horizon; ++k) {
-      const rl::Task::Pose& pose = poses_[static_cast<size_t>(std::max(k - 1, 0))];
+      const rl::Task::Pose& pose = poses[static_cast<size_t>(std::max(k - 1, 0))];
       references_[static_cast<size_t>(k)] << pose.position, mpc::EulerZyx(pose.attitude.toRotationMatrix());
     }
     const MpcPlan plan = mpc_->Plan(mpc_->State(d), references_);
