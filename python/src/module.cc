@@ -154,6 +154,20 @@ nereid::SimulationOptions Options(const std::optional<std::string>& engine,
   return options;
 }
 
+// How many objects of `type` the model has, for the kinds Nereid names in its outputs
+// (trajectory.csv, the ROS bridge's topics, the viewer); -1 for any other kind.
+mjtSize OutputObjectCount(const mjModel* m, int type) {
+  switch (type) {
+    case mjOBJ_BODY: return m->nbody;
+    case mjOBJ_JOINT: return m->njnt;
+    case mjOBJ_GEOM: return m->ngeom;
+    case mjOBJ_SITE: return m->nsite;
+    case mjOBJ_ACTUATOR: return m->nu;
+    case mjOBJ_SENSOR: return m->nsensor;
+    default: return -1;
+  }
+}
+
 // The module's functions: the task list, the model folder, the engine scope, the compile
 // step behind nereid.load and the rollouts
 void BindFunctions(py::module_& m) {
@@ -236,7 +250,12 @@ void BindFunctions(py::module_& m) {
   // nereid::OutputName: an object's name in Nereid's outputs (ros.py's topics, the viewer)
   m.def("_output_name", [](py::object model, int type, int id) {
     const mjModel* mm = Address<mjModel>(model, "model");
-    if (type < 0 || type >= mjNOBJECT) throw py::value_error("_output_name: no object type " + std::to_string(type));
+    const mjtSize count = OutputObjectCount(mm, type);
+    if (count < 0) throw py::value_error("_output_name: object type " + std::to_string(type) + " is not named in outputs");
+    if (id < 0 || id >= count) {
+      throw py::value_error("_output_name: id " + std::to_string(id) + " is not a " + mju_type2Str(type) +
+                            " of the model (0.." + std::to_string(count - 1) + ")");
+    }
     return nereid::OutputName(mm, static_cast<mjtObj>(type), id);
   });
   m.def("_state_size", [](py::object model) { return nereid::RolloutSizesOf(Address<mjModel>(model, "model")).nstate; });
@@ -305,15 +324,36 @@ py::list Connections(Stepper& s) {
   return out;
 }
 
-// Stepper.drive: the thrusters of `body` set for a body-frame wrench through the thrust
-// allocation; returns the thrusts (N).
-std::vector<double> DriveBody(Stepper& s, int b, const std::vector<double>& wrench) {
-  const mjModel* mm = s.sim().model();
-  if (b < 1 || b >= mm->nbody) {
-    throw py::value_error("drive: body id " + std::to_string(b) + " is not a body of the model (1.." +
-                          std::to_string(mm->nbody - 1) + ")");
+// Stepper.drive's body: a name (str) or a body id (an int or a NumPy integer; not a bool,
+// which Python would otherwise take as id 0 or 1), within 1..nbody-1.
+int DrivenBody(const mjModel* mm, const py::object& body) {
+  if (py::isinstance<py::str>(body)) {
+    const std::string name = body.cast<std::string>();
+    const int b = mj_name2id(mm, mjOBJ_BODY, name.c_str());
+    if (b < 0) throw py::value_error("drive: no body named '" + nereid::Excerpt(name) + "'");
+    return b;
   }
-  const std::string body = nereid::OutputName(mm, mjOBJ_BODY, b);
+  if (py::isinstance<py::bool_>(body) || !PyIndex_Check(body.ptr())) {
+    throw py::type_error("drive: body must be a body name (str) or a body id (int), not " +
+                         std::string(py::str(py::type::of(body).attr("__name__"))));
+  }
+  const py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(body.ptr()));
+  if (!index) throw py::error_already_set();
+  int overflow = 0;
+  const long long b = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (overflow != 0 || b < 1 || b >= mm->nbody) {
+    throw py::value_error("drive: body id " + nereid::Excerpt(std::string(py::str(index))) +
+                          " is not a body of the model (1.." + std::to_string(mm->nbody - 1) + ")");
+  }
+  return static_cast<int>(b);
+}
+
+// Stepper.drive: the thrusters of `body` (a name or an id) set for a body-frame wrench
+// through the thrust allocation; returns the thrusts (N).
+std::vector<double> Drive(Stepper& s, const py::object& body, const std::vector<double>& wrench) {
+  const mjModel* mm = s.sim().model();
+  const int b = DrivenBody(mm, body);
+  const std::string name = nereid::OutputName(mm, mjOBJ_BODY, b);
   if (wrench.size() != 6) throw py::value_error("drive: expected 6 values [fx fy fz tx ty tz] (body frame)");
   for (size_t i = 0; i < 6; ++i) {
     if (!std::isfinite(wrench[i])) {
@@ -323,19 +363,13 @@ std::vector<double> DriveBody(Stepper& s, int b, const std::vector<double>& wren
     }
   }
   const nereid::ThrusterSet set = nereid::FindThrusters(mm, b);
-  if (set.actuators.empty()) throw py::value_error("drive: body '" + body + "' has no nereid.thruster actuators");
+  if (set.actuators.empty()) throw py::value_error("drive: body '" + name + "' has no nereid.thruster actuators");
   const auto lock = s.Lock();
   nereid::Vec6 tau;
   for (int i = 0; i < 6; ++i) tau[i] = wrench[static_cast<size_t>(i)];
   const Eigen::VectorXd thrust = nereid::Allocate(set.B, tau, set.thrust_min, set.thrust_max);
   set.SetCommands(mm, s.sim().data(), thrust);
   return std::vector<double>(thrust.data(), thrust.data() + thrust.size());
-}
-
-std::vector<double> Drive(Stepper& s, const std::string& body, const std::vector<double>& wrench) {
-  const int b = mj_name2id(s.sim().model(), mjOBJ_BODY, body.c_str());
-  if (b < 0) throw py::value_error("drive: no body named '" + body + "'");
-  return DriveBody(s, b, wrench);
 }
 
 void BindStepper(py::module_& m) {
@@ -369,12 +403,9 @@ nereid.make_data (or nereid.load). It keeps both alive.)")
       .def("connections", &Connections,
            "UK connections (constraints='uk'): name, active, bodies, the constraint force and "
            "couple on body1 at the connection point (world), and the errors.")
-      .def("drive", &DriveBody, py::arg("body"), py::arg("wrench"),
-           "Sets the thrusters of `body` (its id, e.g. for a nameless body) for a body-frame wrench "
-           "[fx fy fz tx ty tz] (N, N m) through the thrust allocation; returns the thrusts (N).")
       .def("drive", &Drive, py::arg("body"), py::arg("wrench"),
-           "Sets the thrusters of `body` (its name) for a body-frame wrench [fx fy fz tx ty tz] (N, N m) "
-           "through the thrust allocation; returns the thrusts (N).")
+           "Sets the thrusters of `body` (its name, or its id, e.g. for a nameless body) for a body-frame "
+           "wrench [fx fy fz tx ty tz] (N, N m) through the thrust allocation; returns the thrusts (N).")
       .def_property_readonly("engine", [](Stepper& s) { return std::string(nereid::ToString(s.sim().engine())); })
       .def_property_readonly("integrator", [](Stepper& s) {
              // the model's opt.integrator, which the next step uses

@@ -186,6 +186,13 @@ def test_nameless_objects_are_named_as_nereid_run_names_them(tmp_path):
     assert [v.name for v in ros.find_vehicles(twin_model)] == ["body1_", "body1"]
     assert ros._joint_name(model, 1) == "joint1"
     assert ros._name(model, mujoco.mjtObj.mjOBJ_SENSOR, 0) == "sensor0"
+    # an id past the model's objects is refused with the range, not named as if it existed
+    with pytest.raises(ValueError, match=r"id 1 is not a sensor of the model \(0\.\.0\)"):
+        ros._name(model, mujoco.mjtObj.mjOBJ_SENSOR, 1)
+    with pytest.raises(ValueError, match=r"id -1 is not a body of the model \(0\.\.2\)"):
+        ros._name(model, mujoco.mjtObj.mjOBJ_BODY, -1)
+    with pytest.raises(ValueError, match="is not named in outputs"):
+        ros._name(model, mujoco.mjtObj.mjOBJ_MESH, 0)
     if not os.environ.get("NEREID_CLI"):
         pytest.skip("NEREID_CLI (the nereid command line) not set: the CLI's columns not compared")
     run = subprocess.run([os.environ["NEREID_CLI"], "run", str(path), "--duration", "0.01",

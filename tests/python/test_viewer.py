@@ -59,8 +59,13 @@ def test_teleop_drives_through_the_allocation():
         s.drive("sub", list(w))
     with pytest.raises(ValueError, match="expected 6 values"):
         s.drive("heavy", [1.0])
-    for bad in (0, model.nbody):  # the world, and one past the last body
+    for bad in (0, model.nbody, 2**70):  # the world, one past the last body, beyond C's int
         with pytest.raises(ValueError, match=f"body id {bad} is not a body of the model .1..{model.nbody - 1}."):
+            s.drive(bad, list(w))
+    # a NumPy integer is an id; a bool is not one (Python would read True as body 1)
+    np.testing.assert_array_equal(s.drive(np.int64(model.body("heavy").id), list(w)), thrust)
+    for bad, kind in ((True, "bool"), (1.0, "float"), (None, "NoneType")):
+        with pytest.raises(TypeError, match=f"body must be a body name .str. or a body id .int., not {kind}"):
             s.drive(bad, list(w))
 
 

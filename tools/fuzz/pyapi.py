@@ -238,7 +238,8 @@ def nameless_objects(c, which):
 
 
 @op(("current-nan", "error"), ("current-inf", "error"), ("drive-body", "error"), ("drive-nan", "error"),
-    ("drive-short", "error"), ("drive-world", "error"), ("drive-id-past", "error"), ("drive-id", "ok"))
+    ("drive-short", "error"), ("drive-world", "error"), ("drive-id-past", "error"), ("drive-id", "ok"),
+    ("drive-bool", "error"), ("drive-id-huge", "error"))
 def stepper_bad_input(c, which):
     m, d = c.heavy()
     s = c.nereid.stepper(m, d)
@@ -252,6 +253,10 @@ def stepper_bad_input(c, which):
         s.drive(0, [0.0] * 6)
     elif which == "drive-id-past":
         s.drive(m.nbody, [0.0] * 6)
+    elif which == "drive-bool":
+        s.drive(True, [0.0] * 6)
+    elif which == "drive-id-huge":
+        s.drive(2**70, [0.0] * 6)
     elif which == "drive-id":
         s.drive(m.body(1).id, [1.0, 0.0, 0.0, 0.0, 0.0, 0.0])
     elif which == "drive-nan":
