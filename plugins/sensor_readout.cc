@@ -1,11 +1,15 @@
 // Copyright Nereid authors.
-// The sensor plugins' public read-outs (include/nereid/plugins.h): their fields' names and
-// reseeding them from a run's seed, and the engine's view of them (their stage, whether
-// MuJoCo's acceleration-stage preparation is needed).
+// The sensor plugins' public read-outs (include/nereid/plugins.h): their fields' names, their
+// mounts (site, clock, a DVL's beams: what the viewer draws), reseeding them from a run's
+// seed, and the engine's view of them (their stage, whether MuJoCo's acceleration-stage
+// preparation is needed).
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "acoustic/acoustic.h"
@@ -53,6 +57,37 @@ std::vector<std::string> SensorFieldNames(const mjModel* m, int sensor) {
     for (int i = 0; i < m->sensor_dim[sensor]; ++i) names.push_back(std::to_string(i));
   }
   return names;
+}
+
+int SensorFieldIndex(const mjModel* m, int sensor, std::string_view field) {
+  const std::vector<std::string> names = SensorFieldNames(m, sensor);
+  const auto at = std::find(names.begin(), names.end(), field);
+  return at == names.end() ? -1 : static_cast<int>(at - names.begin());
+}
+
+std::optional<SensorMount> SensorMountOf(const mjModel* m, const mjData* d, int instance) {
+  if (instance < 0 || instance >= m->nplugin || !d->plugin_data[instance]) return std::nullopt;
+  std::optional<SensorMount> mount;
+  WithSensorType(PluginName(m, instance), [&]<class T>() {
+    const T* sensor = PluginObject<T>(d, instance);
+    mount.emplace();
+    mount->plugin = T::kName;
+    mount->site = sensor->site();
+    mount->period = sensor->period();
+    mount->latency = sensor->latency();
+    if constexpr (std::is_same_v<T, Dvl>) {
+      mount->beams = sensor->beams();
+      mount->max_altitude = sensor->max_altitude();
+    }
+  });
+  if (!mount) return std::nullopt;
+  for (int s = 0; s < m->nsensor; ++s) {
+    if (m->sensor_type[s] == mjSENS_PLUGIN && m->sensor_plugin[s] == instance) {
+      mount->sensor = s;
+      break;
+    }
+  }
+  return mount;
 }
 
 bool SensorsSkipRnePost(const mjModel* m) {

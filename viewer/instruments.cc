@@ -4,43 +4,31 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <string_view>
+#include <optional>
+#include <utility>
 
-#include "acoustic/acoustic.h"
-#include "common/plugin_base.h"
-#include "dvl/dvl.h"
-#include "marker/marker.h"
 #include "nereid/kinematics.h"
 #include "nereid/plugins.h"
 
 namespace nereid::viewer {
 namespace {
 
-// The sensordata of the <sensor><plugin/> element that shows `instance`, or nullptr.
-const mjtNum* Reading(const mjModel* m, const mjData* d, int instance) {
-  for (int s = 0; s < m->nsensor; ++s) {
-    if (m->sensor_type[s] == mjSENS_PLUGIN && m->sensor_plugin[s] == instance) return d->sensordata + m->sensor_adr[s];
-  }
-  return nullptr;
-}
+// A sensor instance, its mount and its delivered reading (sensordata).
+struct MountedReading {
+  int instance = -1;
+  SensorMount mount;
+  const mjtNum* y = nullptr;
+};
 
-// The index of `field` in a sensor's field names (its kFields).
-template <size_t N>
-constexpr int Field(const std::array<const char*, N>& fields, std::string_view field) {
-  for (size_t i = 0; i < N; ++i) {
-    if (std::string_view(fields[i]) == field) return static_cast<int>(i);
-  }
-  return -1;
-}
-
-// Calls f(sensor, reading, instance) for each instance of the sensor plugin T whose object
-// and sensor element the data has.
-template <class T, class F>
-void ForEachSensor(const mjModel* m, const mjData* d, F&& f) {
-  for (int instance : FindPluginInstances(m, T::kName)) {
-    const T* sensor = d->plugin_data[instance] ? PluginObject<T>(d, instance) : nullptr;
-    const mjtNum* y = Reading(m, d, instance);
-    if (sensor && y && sensor->site() >= 0) f(*sensor, y, instance);
+// Calls f(reading) for each instance of the sensor plugin `plugin` whose object and sensor
+// element the data has and that sits on a site.
+template <class F>
+void ForEachSensor(const mjModel* m, const mjData* d, const char* plugin, F&& f) {
+  for (int instance : FindPluginInstances(m, plugin)) {
+    std::optional<SensorMount> mount = SensorMountOf(m, d, instance);
+    if (!mount || mount->sensor < 0 || mount->site < 0) continue;
+    const mjtNum* y = d->sensordata + m->sensor_adr[mount->sensor];
+    f(MountedReading{instance, std::move(*mount), y});
   }
 }
 
@@ -55,21 +43,22 @@ void Flat(mjvGeom* g) {
 
 std::vector<DvlDrawing> DvlDrawings(const mjModel* m, const mjData* d) {
   std::vector<DvlDrawing> out;
-  ForEachSensor<Dvl>(m, d, [&](const Dvl& dvl, const mjtNum* y, int instance) {
-    constexpr int kStatus = Field(Dvl::kFields, "status"), kRange0 = Field(Dvl::kFields, "range0");
-    static_assert(kStatus >= 0 && kRange0 >= 0);
+  ForEachSensor(m, d, kDvlPlugin, [&](const MountedReading& r) {
+    const int status = SensorFieldIndex(m, r.mount.sensor, "status");
+    const int range0 = SensorFieldIndex(m, r.mount.sensor, "range0");
+    if (status < 0 || range0 < 0) return;
     DvlDrawing drawing;
-    drawing.name = PluginInstanceName(m, instance);
-    drawing.status = static_cast<int>(y[kStatus]);
-    const Vec3 p = SitePosition(d, dvl.site());
-    const Mat3 R = SiteRotation(d, dvl.site());
-    const std::vector<Vec3>& beams = dvl.beams();  // unit, site frame, at beam_angle from +z
+    drawing.name = PluginInstanceName(m, r.instance);
+    drawing.status = static_cast<int>(r.y[status]);
+    const Vec3 p = SitePosition(d, r.mount.site);
+    const Mat3 R = SiteRotation(d, r.mount.site);
+    const std::vector<Vec3>& beams = r.mount.beams;  // unit, site frame, at beam_angle from +z
     for (size_t i = 0; i < beams.size(); ++i) {
-      const double range = y[kRange0 + i];
+      const double range = r.y[static_cast<size_t>(range0) + i];
       DvlBeamSegment beam;
       beam.from = p;
       beam.hit = range >= 0;
-      beam.to = p + (beam.hit ? range : dvl.max_altitude() / beams[i].z()) * (R * beams[i]);
+      beam.to = p + (beam.hit ? range : r.mount.max_altitude / beams[i].z()) * (R * beams[i]);
       drawing.beams.push_back(beam);
     }
     out.push_back(std::move(drawing));
@@ -90,15 +79,15 @@ float FixOpacity(double age, double period) {
 
 std::vector<AcousticFixDrawing> AcousticFixDrawings(const mjModel* m, const mjData* d) {
   std::vector<AcousticFixDrawing> out;
-  ForEachSensor<Acoustic>(m, d, [&](const Acoustic& acoustic, const mjtNum* y, int instance) {
-    constexpr int kX = Field(Acoustic::kFields, "x"), kValid = Field(Acoustic::kFields, "valid");
-    static_assert(kX >= 0 && kValid >= 0);
+  ForEachSensor(m, d, kAcousticPlugin, [&](const MountedReading& r) {
+    const int x = SensorFieldIndex(m, r.mount.sensor, "x"), valid = SensorFieldIndex(m, r.mount.sensor, "valid");
+    if (x < 0 || valid < 0) return;
     AcousticFixDrawing fix;
-    fix.name = PluginInstanceName(m, instance);
-    fix.valid = y[kValid] > 0.5;
-    fix.fix = Vec3(y[kX], y[kX + 1], y[kX + 2]);
-    fix.period = acoustic.period();
-    fix.age = ReadingAge(d->time, fix.period, acoustic.latency());
+    fix.name = PluginInstanceName(m, r.instance);
+    fix.valid = r.y[valid] > 0.5;
+    fix.fix = Vec3(r.y[x], r.y[x + 1], r.y[x + 2]);
+    fix.period = r.mount.period;
+    fix.age = ReadingAge(d->time, fix.period, r.mount.latency);
     out.push_back(std::move(fix));
   });
   return out;
@@ -106,15 +95,15 @@ std::vector<AcousticFixDrawing> AcousticFixDrawings(const mjModel* m, const mjDa
 
 std::vector<MarkerDrawing> MarkerDrawings(const mjModel* m, const mjData* d) {
   std::vector<MarkerDrawing> out;
-  ForEachSensor<Marker>(m, d, [&](const Marker& marker, const mjtNum* y, int instance) {
-    constexpr int kX = Field(Marker::kFields, "x"), kValid = Field(Marker::kFields, "valid");
-    static_assert(kX >= 0 && kValid >= 0);
+  ForEachSensor(m, d, kMarkerPlugin, [&](const MountedReading& r) {
+    const int x = SensorFieldIndex(m, r.mount.sensor, "x"), valid = SensorFieldIndex(m, r.mount.sensor, "valid");
+    if (x < 0 || valid < 0) return;
     MarkerDrawing drawing;
-    drawing.name = PluginInstanceName(m, instance);
-    drawing.valid = y[kValid] > 0.5;
-    drawing.camera = SitePosition(d, marker.site());
-    drawing.seen = drawing.camera + SiteRotation(d, marker.site()) * Vec3(y[kX], y[kX + 1], y[kX + 2]);
-    drawing.age = ReadingAge(d->time, marker.period(), marker.latency());
+    drawing.name = PluginInstanceName(m, r.instance);
+    drawing.valid = r.y[valid] > 0.5;
+    drawing.camera = SitePosition(d, r.mount.site);
+    drawing.seen = drawing.camera + SiteRotation(d, r.mount.site) * Vec3(r.y[x], r.y[x + 1], r.y[x + 2]);
+    drawing.age = ReadingAge(d->time, r.mount.period, r.mount.latency);
     out.push_back(std::move(drawing));
   });
   return out;
@@ -139,9 +128,9 @@ void AddMarkerSightings(const std::vector<MarkerDrawing>& markers, double size, 
 void AddInstruments(const std::vector<DvlDrawing>& dvls, const std::vector<AcousticFixDrawing>& fixes,
                     const float lock_rgba[4], double size, mjvScene* scn) {
   for (const DvlDrawing& dvl : dvls) {
-    const float* rgba = dvl.status == Dvl::kBottomLock  ? lock_rgba
-                        : dvl.status == Dvl::kWaterTrack ? kWaterTrackRgba.data()
-                                                         : kNoLockRgba.data();
+    const float* rgba = dvl.status == sensors::kDvlBottomLock  ? lock_rgba
+                        : dvl.status == sensors::kDvlWaterTrack ? kWaterTrackRgba.data()
+                                                                : kNoLockRgba.data();
     for (const DvlBeamSegment& beam : dvl.beams) {
       mjvGeom* g = Next(scn);
       if (!g) return;

@@ -1,7 +1,7 @@
 // Copyright Nereid authors.
 // The `sensors` overlay: what the model's nereid.dvl, nereid.acoustic and nereid.marker
-// sensors read, as geometry. The builders are pure (they read the model, the data and the sensors' own
-// objects, and return segments and points), so tests check them without a window; the
+// sensors read, as geometry. The builders are pure (they read the model, the data and the sensors' mounts,
+// nereid::SensorMountOf, and return segments and points), so tests check them without a window; the
 // Add* functions append them to an mjvScene after mjv_updateScene, as the other overlays.
 // Nothing is measured again here: a beam ends where the DVL's reported range puts it, and
 // the fix is where the acoustic sensor's reading says.
@@ -31,7 +31,7 @@ struct DvlDrawing {
 };
 
 // Every nereid.dvl instance of the model as its delivered reading shows it now: per beam,
-// a segment from the site along the plugin's own beam direction (Dvl::beams(), rotated by
+// a segment from the site along the plugin's own beam direction (SensorMount::beams, rotated by
 // the site's orientation in `d`) to site + range * direction when the beam has a range,
 // else to the maximum range, max_altitude / cos(beam angle). The reading is sampled and
 // held at the sensor's rate (and delivered after its latency); the segments start at the

@@ -19,6 +19,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <mujoco/mujoco.h>
@@ -46,6 +47,24 @@ inline constexpr char kMarkerPlugin[] = "nereid.marker";
 // <sensor>.<field>): for sensor element `sensor` of a Nereid sensor plugin its fields
 // ("pressure", "depth", ...); for any other sensor "0", "1", ... up to its dimension.
 std::vector<std::string> SensorFieldNames(const mjModel* m, int sensor);
+// A Nereid sensor instance as mounted in `d`, for drawing what it reads (the viewer's
+// sensors overlay) without the plugin's own classes.
+struct SensorMount {
+  std::string plugin;       // its plugin's name: kDvlPlugin, kAcousticPlugin, ...
+  int site = -1;            // the site it is mounted on
+  int sensor = -1;          // its <sensor><plugin> element: its reading starts at
+                            // d->sensordata + m->sensor_adr[sensor] (a sensor instance
+                            // without one is refused when its data is made)
+  double period = 0;        // s between samples (1 / rate)
+  double latency = 0;       // s from a sample to its delivery
+  std::vector<Vec3> beams;  // nereid.dvl: unit beam directions, site frame; else empty
+  double max_altitude = 0;  // nereid.dvl: m; else 0
+};
+// The mount of plugin instance `instance`: nothing (std::nullopt) when it is not a Nereid
+// sensor plugin or has no object in d.
+std::optional<SensorMount> SensorMountOf(const mjModel* m, const mjData* d, int instance);
+// The index of `field` among SensorFieldNames(m, sensor), -1 if it has none of that name.
+int SensorFieldIndex(const mjModel* m, int sensor, std::string_view field);
 // Reseeds every Nereid sensor instance of `d` from a run's seed: their noise streams
 // restart from streams derived from (the instance's `seed` key, run_seed, its name).
 void SeedSensors(const mjModel* m, mjData* d, uint64_t run_seed);

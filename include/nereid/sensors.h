@@ -187,6 +187,9 @@ double PressureAtDepth(double p_atm, double rho, double g, double depth);
 double DepthFromPressure(double p_atm, double rho, double g, double p);
 
 // ---- DVL -------------------------------------------------------------------------------
+// The DVL's `status` field: no lock, bottom lock (three or more beams on a geom), water track
+// (relative to the current, when no bottom is in range).
+inline constexpr int kDvlNoLock = 0, kDvlBottomLock = 1, kDvlWaterTrack = 2;
 // Unit beam directions in the DVL frame for a Janus array of `n` beams at `angle` (rad)
 // from the boresight +z (the site's z axis, as MuJoCo's rangefinder), the first at azimuth
 // `azimuth0` (rad) from +x, then every 2π/n.

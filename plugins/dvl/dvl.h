@@ -53,7 +53,8 @@ class Dvl final : public SensorBase {
       "vx",     "vy",     "vz",     "status", "altitude", "range0", "range1",
       "range2", "range3", "radial0", "radial1", "radial2", "radial3"};
   // status values
-  static constexpr int kNoLock = 0, kBottomLock = 1, kWaterTrack = 2;
+  static constexpr int kNoLock = sensors::kDvlNoLock, kBottomLock = sensors::kDvlBottomLock,
+                       kWaterTrack = sensors::kDvlWaterTrack;
 
   static std::unique_ptr<Dvl> Create(const mjModel* m, mjData* d, int instance);
   static void RegisterPlugin();

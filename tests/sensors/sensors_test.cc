@@ -894,6 +894,46 @@ TEST_SUITE("sensors") {
     CHECK(dvl[0] == "vx");
     CHECK(dvl[3] == "status");
     CHECK(g == std::vector<std::string>{"0", "1", "2"});
+    CHECK(SensorFieldIndex(sim->model(), 0, "range0") == 5);
+    CHECK(SensorFieldIndex(sim->model(), 0, "heading") == -1);
+    CHECK(SensorFieldIndex(sim->model(), 1, "2") == 2);
+    CHECK(SensorFieldIndex(sim->model(), 7, "vx") == -1);  // no sensor 7
+  }
+
+  TEST_CASE("a sensor's mount: its site, clock and element, a DVL's beams; nothing for other instances") {
+    auto sim = Simulation::LoadString(Model(
+        Instance("dvl", "dvl", "dvl", Config("rate", "4") + Config("latency", "0.05") + Config("beam_angle", "30") +
+                                          Config("max_altitude", "40")) +
+            Instance("pressure", "depth", "imu") +
+            "    <plugin plugin='nereid.current'><instance name='water'/></plugin>\n",
+        "    <gyro name='g' site='imu'/>\n" + Element("dvl") + Element("depth")));
+    const mjModel* m = sim->model();
+    const mjData* d = sim->data();
+    const int dvl_instance = FindPluginInstances(m, kDvlPlugin).at(0);
+    const std::optional<SensorMount> dvl = SensorMountOf(m, d, dvl_instance);
+    REQUIRE(dvl);
+    CHECK(dvl->plugin == kDvlPlugin);
+    CHECK(dvl->site == mj_name2id(m, mjOBJ_SITE, "dvl"));
+    CHECK(dvl->sensor == 1);  // after the gyro
+    CHECK(dvl->period == doctest::Approx(0.25));
+    CHECK(dvl->latency == doctest::Approx(0.05));
+    CHECK(dvl->max_altitude == 40);
+    REQUIRE(dvl->beams.size() == 4);
+    for (const Vec3& beam : dvl->beams) {
+      CHECK(beam.norm() == doctest::Approx(1).epsilon(1e-12));
+      CHECK(beam.z() == doctest::Approx(std::cos(30 * kDeg)).epsilon(1e-12));  // from the boresight +z
+    }
+    // another sensor: its own element and site, no beams
+    const std::optional<SensorMount> depth = SensorMountOf(m, d, FindPluginInstances(m, kPressurePlugin).at(0));
+    REQUIRE(depth);
+    CHECK(depth->plugin == kPressurePlugin);
+    CHECK(depth->sensor == 2);
+    CHECK(depth->site == mj_name2id(m, mjOBJ_SITE, "imu"));
+    CHECK(depth->beams.empty());
+    // not a sensor, or no instance of that index
+    CHECK_FALSE(SensorMountOf(m, d, FindPluginInstances(m, kCurrentPlugin).at(0)));
+    CHECK_FALSE(SensorMountOf(m, d, -1));
+    CHECK_FALSE(SensorMountOf(m, d, static_cast<int>(m->nplugin)));
   }
 }
 
