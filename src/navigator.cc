@@ -2,9 +2,12 @@
 #include "nereid/navigator.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "nereid/error.h"
 #include "nereid/kinematics.h"
+#include "nereid/object_names.h"
+#include "nereid/plugins.h"
 
 namespace nereid {
 namespace {
@@ -35,6 +38,21 @@ const NavigationSensors& CheckedSensors(const NavigationSensors& s, const Naviga
   if (!s.dvl.present() && !settings.use_acoustic) {
     missing("a nereid.dvl sensor (horizontal velocity: the acoustic fixes are off, /navigation/acoustic false)");
   }
+  // the filter takes the IMU's, the DVL's and the pressure sensor's readings as of their
+  // delivery: a latency there would bias the estimate without a word
+  auto refuse_latency = [&](const NavigationSensors::Base& sensor, const char* plugin) {
+    if (!sensor.present() || sensor.latency == 0) return;
+    char value[32];
+    std::snprintf(value, sizeof(value), "%g", sensor.latency);
+    throw ConfigError(where + ": the navigation filter (\"feedback\": \"estimate\" or \"navigation\") "
+                      "compensates only the acoustic fix's latency: " + plugin + " instance " +
+                      Excerpt(QuotedNameOrId(m, mjOBJ_PLUGIN, m->sensor_plugin[sensor.sensor])) + " on body '" + (b ? b : "") +
+                      "' of model " + model + " has key 'latency' = '" + value +
+                      "' (s); set it to 0 for the filter (docs/sensors.md, \"Navigation\")");
+  };
+  refuse_latency(s.imu, kImuPlugin);
+  refuse_latency(s.dvl, kDvlPlugin);
+  refuse_latency(s.pressure, kPressurePlugin);
   return s;
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <memory>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -591,6 +592,42 @@ TEST_SUITE("navigation") {
                                            "velocity: the acoustic fixes are off, /navigation/acoustic false) on body "
                                            "'rov' of model no_dvl.xml"),
                          ConfigError);
+  }
+
+  TEST_CASE("a latency on the IMU, the DVL or the pressure sensor is refused (the filter compensates the acoustic fix's)") {
+    // one free body with IMU, depth, DVL and acoustic fix; `latency` on one of them
+    auto model = [](const std::string& delayed, const std::string& latency) {
+      auto instance = [&](const std::string& plugin, const std::string& name) {
+        return "    <plugin plugin='nereid." + plugin + "'><instance name='" + name + "'><config key='site' value='" +
+               name + "'/>" + (name == delayed ? "<config key='latency' value='" + latency + "'/>" : "") +
+               "</instance></plugin>\n";
+      };
+      return "<mujoco model='delayed'>\n  <extension>\n" + instance("imu", "imu") + instance("pressure", "depth") +
+             instance("dvl", "dvl") + instance("acoustic", "usbl") +
+             "  </extension>\n"
+             "  <worldbody><geom type='plane' size='50 50 1' pos='0 0 -20'/><body name='rov' pos='0 0 -5'><freejoint/>\n"
+             "    <geom type='box' size='0.2 0.15 0.1' density='1000'/>\n"
+             "    <site name='imu'/><site name='depth' pos='0.1 0 0'/><site name='dvl' pos='0 0 -0.1' euler='180 0 0'/>"
+             "<site name='usbl' pos='0 0 0.1'/>\n"
+             "  </body></worldbody>\n"
+             "  <sensor><plugin name='imu' instance='imu'/><plugin name='depth' instance='depth'/>"
+             "<plugin name='dvl' instance='dvl'/><plugin name='usbl' instance='usbl'/></sensor>\n"
+             "</mujoco>\n";
+    };
+    auto navigator = [&](const std::string& delayed, const std::string& latency) {
+      auto sim = Simulation::LoadString(model(delayed, latency));
+      Navigator(sim->model(), sim->data(), mj_name2id(sim->model(), mjOBJ_BODY, "rov"), NavigationSettings{}, "s.json",
+                "delayed.xml");
+    };
+    CHECK_NOTHROW(navigator("usbl", "0.3"));  // the acoustic fix's latency: through its clone
+    for (const auto& [name, plugin] : {std::pair{"imu", "imu"}, {"depth", "pressure"}, {"dvl", "dvl"}}) {
+      INFO(name);
+      const std::string message = "s.json: the navigation filter (\"feedback\": \"estimate\" or \"navigation\") "
+                                  "compensates only the acoustic fix's latency: nereid." + std::string(plugin) +
+                                  " instance '" + name +
+                                  "' on body 'rov' of model delayed.xml has key 'latency' = '0.05' (s)";
+      CHECK_THROWS_WITH_AS(navigator(name, "0.05"), doctest::Contains(message.c_str()), ConfigError);
+    }
   }
 
   TEST_CASE("a scenario's feedback and navigation keys: a bad value is refused, naming the file, key and value") {
