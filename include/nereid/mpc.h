@@ -38,6 +38,7 @@ namespace nereid {
 class Simulation;
 namespace rl {
 class Env;
+struct TaskSpec;
 }
 
 // The vehicle parameters an MPC predicts with, read from a Nereid model. MuJoCo body
@@ -205,13 +206,9 @@ class MpcPolicy {
   // VehicleMpc, if the options or the vehicle cannot be planned for).
   MpcPolicy(rl::Env& env, const MpcOptions& options);
   ~MpcPolicy();
-  // The settings `nereid baselines` flies a task with (docs/rl.md, "Baselines"): for
-  // station keeping the best of the station-keeping table (full model, 0.1 s, N = 20); for
-  // the quay wall seed 002's own for its zig-zag (seed model, 0.5 s, N = 15: the full model
-  // at 0.1 s takes seconds a plan for the Raybot); for docking the full model at 0.1 s,
-  // N = 20, with 1 m/s and 1 rad/s allowed in the plan (with 0.5 most of the approach's
-  // plans failed their QPs and fell back). Other tasks: the first of these.
-  static MpcOptions DefaultsFor(const std::string& task);
+  // The settings `nereid baselines` flies a task with (docs/rl.md, "Baselines"): the task's
+  // own (rl::TaskSpec::mpc, declared with the task in src/rl/tasks.cc), the rest MpcOptions'.
+  static MpcOptions DefaultsFor(const rl::TaskSpec& task);
   // Call after each reset of the environment: the next Act plans afresh.
   void Reset();
   // The action for the environment's present state (action_size floats).

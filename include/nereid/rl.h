@@ -109,6 +109,17 @@ struct TaskSpec {
   // the MJCF of the "sensors" observation (the model with its sensor suite), relative to
   // the models folder; empty: `model`
   std::string sensors_model;
+  // The model-predictive controller's settings on this task (`nereid baselines`,
+  // MpcPolicy::DefaultsFor; docs/rl.md "Baselines"): a plan every control_period s over
+  // `horizon` periods, predicting with seed 002's 3-DOF model (seed_prediction) or the
+  // vehicle's full model, with |u v w| (m/s) and |p q r| (rad/s) below velocity_limit.
+  struct MpcSettings {
+    double control_period = 0.1;
+    int horizon = 20;
+    bool seed_prediction = false;
+    double velocity_limit = 0.5;
+  };
+  MpcSettings mpc;
   const std::string& ModelFor(Observation o) const {
     return o == Observation::kSensors && !sensors_model.empty() ? sensors_model : model;
   }

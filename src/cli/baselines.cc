@@ -154,7 +154,7 @@ nlohmann::json ScorePolicy(const BaselinesOptions& o, const std::string& model_d
 // The MPC's summary over the episodes (its settings, plans and solve times added).
 nlohmann::json ScoreMpc(const BaselinesOptions& o, const std::string& model_dir) {
   rl::BatchEnv batch(o.task, 1, 1, model_dir, o.observation);
-  MpcOptions options = MpcPolicy::DefaultsFor(batch.spec().id);  // unless the command line sets them
+  MpcOptions options = MpcPolicy::DefaultsFor(batch.spec());  // unless the command line sets them
   if (o.mpc_period) options.control_period = *o.mpc_period;
   if (o.mpc_horizon) options.horizon = static_cast<int>(*o.mpc_horizon);
   if (o.mpc_prediction) options.prediction = *o.mpc_prediction;

@@ -12,18 +12,12 @@
 
 namespace nereid {
 
-MpcOptions MpcPolicy::DefaultsFor(const std::string& task) {
+MpcOptions MpcPolicy::DefaultsFor(const rl::TaskSpec& task) {
   MpcOptions options;
-  options.control_period = 0.1;
-  options.horizon = 20;
-  options.prediction = MpcPrediction::kFull;
-  if (task == "RaybotQuayWall-v0") {  // seed 002's settings for its zig-zag
-    options.control_period = 0.5;
-    options.horizon = 15;
-    options.prediction = MpcPrediction::kSeed;
-  } else if (task == "BlueROVDocking-v0") {
-    options.velocity_limit = 1.0;
-  }
+  options.control_period = task.mpc.control_period;
+  options.horizon = task.mpc.horizon;
+  options.prediction = task.mpc.seed_prediction ? MpcPrediction::kSeed : MpcPrediction::kFull;
+  options.velocity_limit = task.mpc.velocity_limit;
   return options;
 }
 

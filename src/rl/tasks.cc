@@ -440,7 +440,9 @@ const std::vector<TaskSpec>& Tasks() {
        "target depth - depth (1, m), target heading - heading (1, rad); the scripted PID then "
        "acts on the sensor-derived state.",
        4, 500, [](const Simulation& sim) { return std::make_unique<StationKeeping>(sim); },
-       ConstraintMethod::kMuJoCo, "bluerov2_heavy/bluerov2_heavy_sensors.xml"},
+       ConstraintMethod::kMuJoCo, "bluerov2_heavy/bluerov2_heavy_sensors.xml",
+       // the best of the station-keeping table (docs/rl.md): the full model, 0.1 s, N = 20
+       {.control_period = 0.1, .horizon = 20}},
       {"RaybotQuayWall-v0", "raybot/raybot.xml",
        "Follow the Raybot quay-wall zig-zag (5 vertical strokes of 3 m, 1 m apart, points "
        "every 0.1 m; docs/quay_wall.md). Observation (16): body-frame error to the current "
@@ -457,7 +459,10 @@ const std::vector<TaskSpec>& Tasks() {
        "point (3, m, world frame) and the progress (1); the path advances on the true "
        "position, and the scripted PID acts on the sensor-derived state.",
        4, 6000, [](const Simulation& sim) { return std::make_unique<QuayWall>(sim); },
-       ConstraintMethod::kMuJoCo, "raybot/raybot_nav.xml"},
+       ConstraintMethod::kMuJoCo, "raybot/raybot_nav.xml",
+       // seed 002's own settings for its zig-zag (the full model at 0.1 s takes seconds a
+       // plan for the Raybot)
+       {.control_period = 0.5, .horizon = 15, .seed_prediction = true}},
       {"BlueROVDocking-v0", "docking/bluerov_docking.xml",
        "Dock a BlueROV (chaser, six T200) nose to tail with a passive BlueROV (target). "
        "Observation (15): the chaser's body-frame error to the docking pose (0.5 m behind "
@@ -479,7 +484,10 @@ const std::vector<TaskSpec>& Tasks() {
        "and 3, rad, chaser frame; 0 before the first detection); the scripted PID acts on that "
        "state and turns to look for the marker until it first sees it.",
        4, 1500, [](const Simulation& sim) { return std::make_unique<Docking>(sim); },
-       ConstraintMethod::kUK, "docking/bluerov_docking_sensors.xml"},
+       ConstraintMethod::kUK, "docking/bluerov_docking_sensors.xml",
+       // 1 m/s and 1 rad/s allowed in the plan: with 0.5 most of the approach's plans failed
+       // their QPs and fell back
+       {.control_period = 0.1, .horizon = 20, .velocity_limit = 1.0}},
   };
   return tasks;
 }

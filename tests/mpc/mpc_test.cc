@@ -374,7 +374,7 @@ TEST_CASE("The MPC as a policy for the station-keeping RL task beats zero thrust
 // each with MpcPolicy::DefaultsFor. On the truth:
 TEST_CASE("The MPC as a policy docks the chaser on the docking task") {
   rl::BatchEnv batch("BlueROVDocking-v0", 1, 1);
-  MpcPolicy policy(batch.env(0), MpcPolicy::DefaultsFor("BlueROVDocking-v0"));  // the nominal model
+  MpcPolicy policy(batch.env(0), MpcPolicy::DefaultsFor(rl::FindTask("BlueROVDocking-v0")));  // the nominal model
   std::vector<float> action(static_cast<size_t>(batch.action_size()));
   batch.Reset(10000);  // the chaser starts 0.7-1 m from the docking pose
   policy.Reset();
@@ -399,7 +399,7 @@ TEST_CASE("The MPC as a policy docks the chaser on the docking task") {
 
 TEST_CASE("The MPC as a policy follows the quay wall's path with seed 002's settings") {
   rl::BatchEnv batch("RaybotQuayWall-v0", 1, 1);
-  MpcPolicy policy(batch.env(0), MpcPolicy::DefaultsFor("RaybotQuayWall-v0"));
+  MpcPolicy policy(batch.env(0), MpcPolicy::DefaultsFor(rl::FindTask("RaybotQuayWall-v0")));
   std::vector<float> action(static_cast<size_t>(batch.action_size()));
   auto run = [&](bool mpc) {  // 10 s (20 plans) of the same episode
     batch.Reset(10000);
