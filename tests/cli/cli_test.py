@@ -59,13 +59,7 @@ check("the current carries the vehicle", final[1] > 3.0, final)
 
 # objects without a name are labelled by kind and number in every output (they were
 # "joint<N>" for a sensor, and the viewer's report failed on a nameless vehicle)
-unnamed = os.path.join(work, "unnamed.xml")
-with open(unnamed, "w") as f:
-    f.write("<mujoco><option timestep='0.002'/><extension><plugin plugin='nereid.pressure'>"
-            "<instance name='p'><config key='site' value='s'/></instance></plugin></extension>"
-            "<worldbody><body pos='0 0 -1'><freejoint/><geom type='box' size='0.2 0.2 0.2'/><site name='s'/>"
-            "<body pos='0.3 0 0'><joint type='hinge'/><geom type='sphere' size='0.05'/></body></body>"
-            "</worldbody><sensor><plugin instance='p'/></sensor></mujoco>")
+unnamed = os.path.join(source, "tests", "data", "nameless.xml")
 p = run("run", unnamed, "--duration", "0.01", "--out", os.path.join(work, "unnamed"))
 header = read_csv(os.path.join(work, "unnamed", "trajectory.csv"))[0] if p.returncode == 0 else []
 unnamed_summary = json.load(open(os.path.join(work, "unnamed", "summary.json"))) if p.returncode == 0 else {}
@@ -75,10 +69,7 @@ check("nameless body, joint and sensor: body1.*, joint1.*, sensor0.* columns",
       sorted(unnamed_summary["final_state"]["bodies"]) == ["body1"] and
       sorted(unnamed_summary["final_state"]["joints"]) == ["joint1"], (p.stderr, header))
 # beside a body named body1 the nameless body 1 is body1_: no column or summary entry shared
-twin = os.path.join(work, "twin.xml")
-with open(twin, "w") as f:
-    f.write("<mujoco><worldbody><body><freejoint/><geom size='0.1'/></body>"
-            "<body name='body1' pos='1 0 0'><freejoint/><geom size='0.1'/></body></worldbody></mujoco>")
+twin = os.path.join(source, "tests", "data", "nameless_twin.xml")
 p = run("run", twin, "--duration", "0.01", "--out", os.path.join(work, "twin"))
 header = read_csv(os.path.join(work, "twin", "trajectory.csv"))[0] if p.returncode == 0 else []
 twin_summary = json.load(open(os.path.join(work, "twin", "summary.json"))) if p.returncode == 0 else {}

@@ -169,20 +169,14 @@ def test_frames_ned_to_enu():
 def test_nameless_objects_are_named_as_nereid_run_names_them(tmp_path):
     """A vehicle, arm joint and sensor without names get nereid run's names (body1, joint1,
     sensor0: nereid::OutputName), not the enum's spelling ('mjobj_body1' before)."""
-    path = tmp_path / "nameless.xml"
-    path.write_text("<mujoco><extension><plugin plugin='nereid.pressure'><instance name='p'>"
-                    "<config key='site' value='s'/></instance></plugin></extension><worldbody>"
-                    "<body pos='0 0 -1'><freejoint/><geom type='box' size='0.2 0.2 0.2'/><site name='s'/>"
-                    "<body pos='0.3 0 0'><joint type='hinge'/><geom type='sphere' size='0.05'/></body></body>"
-                    "</worldbody><sensor><plugin instance='p'/></sensor></mujoco>")
-    model, _ = nereid.load(str(path))
+    data = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "data")
+    path = os.path.join(data, "nameless.xml")
+    model, _ = nereid.load(path)
     assert [v.name for v in ros.find_vehicles(model)] == ["body1"]
     # beside a vehicle literally named body1 the nameless one is body1_ (its own topics, as
     # its own trajectory.csv columns below)
-    twin = tmp_path / "twin.xml"
-    twin.write_text("<mujoco><worldbody><body><freejoint/><geom size='0.1'/></body>"
-                    "<body name='body1' pos='1 0 0'><freejoint/><geom size='0.1'/></body></worldbody></mujoco>")
-    twin_model, _ = nereid.load(str(twin))
+    twin = os.path.join(data, "nameless_twin.xml")
+    twin_model, _ = nereid.load(twin)
     assert [v.name for v in ros.find_vehicles(twin_model)] == ["body1_", "body1"]
     assert ros._joint_name(model, 1) == "joint1"
     assert ros._name(model, mujoco.mjtObj.mjOBJ_SENSOR, 0) == "sensor0"

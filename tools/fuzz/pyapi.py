@@ -224,13 +224,8 @@ def nameless_objects(c, which):
     beside a second vehicle literally named as the nameless one's label (body1) the nameless
     one is body1_, and no two vehicles share a name."""
     from nereid import ros
-    twin = "<body name='body1' pos='1 0 0'><freejoint/><geom size='0.1'/></body>" if which == "twin" else ""
-    path = c.write("nameless.xml", "<mujoco><extension><plugin plugin='nereid.pressure'><instance name='p'>"
-                   "<config key='site' value='s'/></instance></plugin></extension><worldbody>"
-                   "<body pos='0 0 -1'><freejoint/><geom type='box' size='0.2 0.2 0.2'/><site name='s'/>"
-                   "<body pos='0.3 0 0'><joint type='hinge'/><geom type='sphere' size='0.05'/></body></body>"
-                   + twin + "</worldbody><sensor><plugin instance='p'/></sensor></mujoco>")
-    m, d = c.nereid.load(path)
+    data = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "tests", "data")
+    m, d = c.nereid.load(os.path.join(data, "nameless_twin.xml" if which == "twin" else "nameless.xml"))
     c.nereid.step(m, d, 5)
     names = [v.name for v in ros.find_vehicles(m)]
     if len(names) != len(set(names)):
