@@ -132,6 +132,17 @@ void SeedSensors(const mjModel* m, mjData* d, uint64_t run_seed) {
   }
 }
 
+void SetSensorsExact(const mjModel* m, mjData* d, bool exact) {
+  for (int i = 0; i < m->nplugin; ++i) {
+    if (!d->plugin_data[i]) continue;
+    WithSensorType(PluginName(m, i), [&]<class T>() {
+      T* sensor = PluginObject<T>(d, i);
+      sensor->set_exact(exact);
+      sensor->Reset();
+    });
+  }
+}
+
 std::string SensorFasterThanStep(const mjModel* m, const mjData* d) {
   for (int i = 0; i < m->nplugin; ++i) {
     if (!d->plugin_data[i]) continue;

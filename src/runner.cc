@@ -523,6 +523,11 @@ RunResult Run(const RunOptions& options, std::ostream* log, std::ostream* errors
   std::unique_ptr<Simulation> sim = Simulation::LoadFile(input.model, input.options);
   const mjModel* m = sim->model();
   mjData* d = sim->data();
+  if (options.exact_sensors) {
+    // before the scenario's state and the first step, as if the data had been made exact
+    SetSensorsExact(m, d, true);
+    sim->Forward();
+  }
   std::unique_ptr<ScenarioControl> control;
   if (scenario) {
     scenario->Apply(*sim);
@@ -571,6 +576,7 @@ RunResult Run(const RunOptions& options, std::ostream* log, std::ostream* errors
       {"energy", FinalEnergy(*sim, result)},
       {"trajectory", recorder.trajectory_path()},
   };
+  if (options.exact_sensors) summary["exact_sensors"] = true;  // written only then (docs/outputs.md)
   if (control) AddControllerReports(*control, *scenario, m, options.out_dir, recorder.holds_path(), &summary);
   // MuJoCo's warnings in this run (Nereid keeps them: nothing goes to MUJOCO_LOG.TXT)
   summary["mujoco_warnings"] = {{"count", sim->mujoco_warnings().count()},

@@ -65,6 +65,11 @@ struct SensorMount {
 std::optional<SensorMount> SensorMountOf(const mjModel* m, const mjData* d, int instance);
 // The index of `field` among SensorFieldNames(m, sensor), -1 if it has none of that name.
 int SensorFieldIndex(const mjModel* m, int sensor, std::string_view field);
+// Makes every Nereid sensor instance of `d` exact (no white noise, bias, turn-on bias, scale
+// factor, offset, quantisation, range noise or dropout; rates, latency and physical limits
+// stay), or as configured again, and restarts it (its clock and noise stream, as a reset):
+// what NEREID_EXACT_SENSORS=1 does for every data made while it is set (docs/sensors.md).
+void SetSensorsExact(const mjModel* m, mjData* d, bool exact);
 // Reseeds every Nereid sensor instance of `d` from a run's seed: their noise streams
 // restart from streams derived from (the instance's `seed` key, run_seed, its name).
 void SeedSensors(const mjModel* m, mjData* d, uint64_t run_seed);

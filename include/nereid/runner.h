@@ -31,6 +31,8 @@ struct RunOptions {
   // rows x columns before the first step; docs/outputs.md)
   double max_output_bytes = 1e9;
   bool progress = false;  // report progress on stderr (the CLI sets it when stderr is a terminal)
+  // every Nereid sensor exact (SetSensorsExact; as NEREID_EXACT_SENSORS=1)
+  bool exact_sensors = false;
 };
 
 // An upper bound of the bytes a run's CSV files take: `rows` rows of `columns` numbers.

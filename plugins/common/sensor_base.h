@@ -60,6 +60,9 @@ class SensorBase {
 
   int site() const { return site_; }
   bool exact() const { return exact_; }
+  // Exact (no noise, bias, quantisation or dropout) or as configured; takes effect at the
+  // next Reset (SetSensorsExact resets).
+  void set_exact(bool exact) { exact_ = exact; }
   double period() const { return clock_.period(); }
   double latency() const { return clock_.latency(); }
   const sensors::SampleClock& clock() const { return clock_; }

@@ -39,14 +39,17 @@ std::unique_ptr<Imu> Imu::Create(const mjModel* m, mjData*, int instance) {
   imu->gyro_ = ReadAxis(config, k::kGyroNoise, k::kGyroWalk, k::kGyroTurnOn, k::kGyroScale, k::kGyroResolution);
   imu->heading_noise_ = config.Number(k::kHeadingNoise);
   if (!(imu->heading_noise_ >= 0)) config.Fail(k::kHeadingNoise, "must be >= 0 (rad, a standard deviation)");
-  if (imu->exact_) imu->accel_ = imu->gyro_ = sensors::AxisNoise{}, imu->heading_noise_ = 0;
   imu->Reset();
   return imu;
 }
 
+// exact: none of the axes' noise terms (the same draws as a noise model of zeros: the turn-on
+// bias's draw is still taken, times 0)
+constexpr sensors::AxisNoise kExactAxis{};
+
 void Imu::Reset() noexcept {
   ResetBase();
-  for (int i = 0; i < 6; ++i) axes_[i].Start(i < 3 ? accel_ : gyro_, &stream_);
+  for (int i = 0; i < 6; ++i) axes_[i].Start(exact_ ? kExactAxis : i < 3 ? accel_ : gyro_, &stream_);
 }
 
 std::array<double, 6> Imu::biases() const {
@@ -66,12 +69,14 @@ void Imu::Compute(const mjModel* m, mjData* d, int) noexcept {
     mju_mulMatTVec3(vel, d->site_xmat + 9 * site_, d->cvel + 6 * m->site_bodyid[site_]);
     sensors::Reading y{};
     const double T = period();
-    for (int i = 0; i < 3; ++i) y[i] = axes_[i].Sample(accel_, T, acc[3 + i], &stream_);
-    for (int i = 0; i < 3; ++i) y[3 + i] = axes_[3 + i].Sample(gyro_, T, vel[i], &stream_);
+    const sensors::AxisNoise& accel = exact_ ? kExactAxis : accel_;
+    const sensors::AxisNoise& gyro = exact_ ? kExactAxis : gyro_;
+    for (int i = 0; i < 3; ++i) y[i] = axes_[i].Sample(accel, T, acc[3 + i], &stream_);
+    for (int i = 0; i < 3; ++i) y[3 + i] = axes_[3 + i].Sample(gyro, T, vel[i], &stream_);
     // heading: the site's x axis in the world's horizontal plane, from world x towards y
     const mjtNum* R = d->site_xmat + 9 * site_;
     double heading = std::atan2(R[3], R[0]);
-    if (heading_noise_ > 0) heading = WrapAngle(heading + heading_noise_ * stream_.Normal());
+    if (heading_noise_ > 0 && !exact_) heading = WrapAngle(heading + heading_noise_ * stream_.Normal());
     y[6] = heading;
     return y;
   });

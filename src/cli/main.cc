@@ -39,9 +39,11 @@ constexpr char kUsage[] =
     "  nereid run MODEL.xml|SCENARIO.json [--duration S] [--dt H]\n"
     "             [--integrator euler|rk4|implicitfast] [--engine nereid|mujoco]\n"
     "             [--constraints mujoco|uk] [--out DIR] [--record-every N] [--max-output-mb MB]\n"
+    "             [--exact-sensors]\n"
     "      Steps the model headless from keyframe 0 (or the scenario's initial state) and\n"
     "      writes DIR/trajectory.csv and DIR/summary.json (DIR defaults to results); refuses a\n"
-    "      run whose output could exceed MB (default 1000).\n"
+    "      run whose output could exceed MB (default 1000). --exact-sensors: every Nereid\n"
+    "      sensor reads without noise, bias or dropout (as NEREID_EXACT_SENSORS=1).\n"
     "  nereid bench [--out FILE.json] [--models DIR] [--steps N] [--samples N] [--block-steps N] [--no-rl] [--no-mpc]\n"
     "               [--rl-steps N] [--only TEXT]\n"
     "      Median ns per step of Nereid's engine and plain mj_step on the same model; --only runs\n"
@@ -123,6 +125,7 @@ int Run(const std::vector<std::string>& args) {
                                1, 1000000000);
   nereid::cli::AddNumber<double>(app, "--max-output-mb", [&](const double& x) { options.max_output_bytes = 1e6 * x; },
                                  1, 1e7);
+  app.add_flag("--exact-sensors", options.exact_sensors);
   parser.Parse(args);
   options.progress = ::isatty(STDERR_FILENO) != 0;
   if (options.input.empty()) throw Usage{"run needs a MODEL.xml or SCENARIO.json"};

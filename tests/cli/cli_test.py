@@ -80,6 +80,21 @@ p = run("info", unnamed)
 check("info names a nameless vehicle as the outputs do", p.returncode == 0 and
       "vehicle body 'body1': mass" in p.stdout, p.stdout + p.stderr)
 
+# --exact-sensors: the readings of a run with NEREID_EXACT_SENSORS=1, byte for byte, not the noisy ones
+sensors = os.path.join(source, "models", "bluerov2_heavy", "bluerov2_heavy_sensors.xml")
+texts = {}
+for label, flags, env in (("noisy", [], {}), ("flag", ["--exact-sensors"], {}),
+                          ("environment", [], {"NEREID_EXACT_SENSORS": "1"})):
+    out_dir = os.path.join(work, "exact_" + label)
+    p = subprocess.run([nereid, "run", sensors, "--duration", "0.5", "--out", out_dir, *flags],
+                       capture_output=True, text=True, timeout=600, env={**os.environ, **env})
+    texts[label] = open(os.path.join(out_dir, "trajectory.csv")).read() if p.returncode == 0 else p.stderr
+    if label == "flag":
+        flag_summary = json.load(open(os.path.join(out_dir, "summary.json"))) if p.returncode == 0 else {}
+check("--exact-sensors reads as NEREID_EXACT_SENSORS=1, not as the noisy run; summary.json says so",
+      texts["flag"] == texts["environment"] and texts["flag"] != texts["noisy"] and
+      flag_summary.get("exact_sensors") is True, texts["flag"][:300])
+
 # a model file, from keyframe 0, with both engines: they differ (added mass) but both run
 xml = os.path.join(source, "models", "bluerov", "bluerov.xml")
 for engine in ("nereid", "mujoco"):

@@ -819,6 +819,34 @@ TEST_SUITE("sensors") {
     mj_deleteData(copy);
   }
 
+  TEST_CASE("SetSensorsExact makes a data's sensors exact as NEREID_EXACT_SENSORS does, and noisy again") {
+    const std::string xml = Model(Instance("imu", "imu", "imu") + Instance("dvl", "dvl", "dvl") +
+                                      Instance("pressure", "depth", "imu"),
+                                  Element("imu") + Element("dvl") + Element("depth"));
+    // 200 steps of the three sensors' readings, the sensors made exact or noisy first (or not)
+    auto run = [&](bool by_environment, std::optional<bool> set) {
+      ExactSensors exact(by_environment);
+      auto sim = Simulation::LoadString(xml);
+      SetMotion(sim.get());
+      if (set) SetSensorsExact(sim->model(), sim->data(), *set);
+      SeedSensors(sim->model(), sim->data(), 7);
+      std::vector<double> out;
+      for (int i = 0; i < 200; ++i) {
+        sim->Step();
+        for (const char* s : {"imu", "dvl", "depth"}) {
+          const std::vector<double> y = Reading(*sim, s);
+          out.insert(out.end(), y.begin(), y.end());
+        }
+      }
+      return out;
+    };
+    const std::vector<double> noisy = run(false, std::nullopt), exact = run(true, std::nullopt);
+    REQUIRE(noisy != exact);
+    CHECK(run(false, true) == exact);   // bit for bit, the IMU's turn-on biases included
+    CHECK(run(true, false) == noisy);   // the environment's choice undone
+    CHECK(run(false, false) == noisy);  // and nothing else changed
+  }
+
   TEST_CASE("the BlueROV2 Heavy's sensor suite does not change its motion; its exact readings are the truth") {
     ExactSensors exact(true);
     auto plain = Simulation::LoadFile(test::ModelPath("bluerov2_heavy/bluerov2_heavy.xml"));
