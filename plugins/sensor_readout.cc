@@ -121,26 +121,27 @@ bool SensorsSkipRnePost(const mjModel* m) {
   return nereid_acc;
 }
 
-void SeedSensors(const mjModel* m, mjData* d, uint64_t run_seed) {
+namespace {
+// Applies `change` to every Nereid sensor object of d, then restarts it (its class's Reset).
+template <class F>
+void ChangeSensors(const mjModel* m, mjData* d, F&& change) {
   for (int i = 0; i < m->nplugin; ++i) {
     if (!d->plugin_data[i]) continue;
     WithSensorType(PluginName(m, i), [&]<class T>() {
       T* sensor = PluginObject<T>(d, i);
-      sensor->Reseed(run_seed);
+      change(static_cast<SensorBase&>(*sensor));
       sensor->Reset();
     });
   }
 }
+}  // namespace
+
+void SeedSensors(const mjModel* m, mjData* d, uint64_t run_seed) {
+  ChangeSensors(m, d, [&](SensorBase& sensor) { sensor.Reseed(run_seed); });
+}
 
 void SetSensorsExact(const mjModel* m, mjData* d, bool exact) {
-  for (int i = 0; i < m->nplugin; ++i) {
-    if (!d->plugin_data[i]) continue;
-    WithSensorType(PluginName(m, i), [&]<class T>() {
-      T* sensor = PluginObject<T>(d, i);
-      sensor->set_exact(exact);
-      sensor->Reset();
-    });
-  }
+  ChangeSensors(m, d, [&](SensorBase& sensor) { sensor.set_exact(exact); });
 }
 
 std::string SensorFasterThanStep(const mjModel* m, const mjData* d) {
