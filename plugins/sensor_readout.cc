@@ -1,7 +1,7 @@
 // Copyright Nereid authors.
 // The sensor plugins' public read-outs (include/nereid/plugins.h): their fields' names, their
 // mounts (site, clock, a DVL's beams: what the viewer draws), reseeding them from a run's
-// seed, and the engine's view of them (their stage, whether MuJoCo's acceleration-stage
+// seed or making them exact, and the engine's view of them (their stage, whether MuJoCo's acceleration-stage
 // preparation is needed).
 #include <algorithm>
 #include <cstdio>
