@@ -14,7 +14,7 @@ Nereid's engine on MuJoCo's own objects (docs/python.md):
     nereid.step(model, data, nstep=100)
 """
 
-from ._nereid import BatchEnv, DivergenceError, Error, MuJoCoError, Stepper, tasks  # noqa: F401
+from ._nereid import BatchEnv, DivergenceError, Error, MuJoCoError, Stepper, set_exact_sensors, tasks  # noqa: F401
 from ._nereid import default_model_dir as _compiled_model_dir
 
 

@@ -258,6 +258,18 @@ void BindFunctions(py::module_& m) {
     }
     return nereid::OutputName(mm, static_cast<mjtObj>(type), id);
   });
+  m.def("set_exact_sensors", [](py::object model, py::object data, bool exact) {
+    const mjModel* mm = Address<mjModel>(model, "model");
+    mjData* d = Address<mjData>(data, "data");
+    if (Address<mjModel>(data.attr("model"), "model") != mm) {
+      throw py::value_error("data: this mujoco.MjData was made for another mujoco.MjModel");
+    }
+    nereid::SetSensorsExact(mm, d, exact);
+  }, py::arg("model"), py::arg("data"), py::arg("exact") = true,
+     "Makes every Nereid sensor of `data` exact (no noise, bias, quantisation or dropout; rates, "
+     "latency and limits stay), or as configured again with exact=False, and restarts them: they "
+     "sample anew at the next step or forward. The same as NEREID_EXACT_SENSORS=1 when the data is "
+     "made, or `nereid run --exact-sensors` (docs/sensors.md).");
   m.def("_state_size", [](py::object model) { return nereid::RolloutSizesOf(Address<mjModel>(model, "model")).nstate; });
 }
 

@@ -40,6 +40,34 @@ def test_data_sensor_reads_the_heavy_suite_by_name():
     assert abs(data.sensor("bar30").data[1] - -z) < 0.02
 
 
+def test_set_exact_sensors_reads_as_the_environment_variable(monkeypatch):
+    """nereid.set_exact_sensors(model, data) makes the data's sensors read as NEREID_EXACT_SENSORS=1
+    does when the data is made, bit for bit, and exact=False gives the noisy readings back."""
+    def readings(exact_by_environment, exact=None):
+        if exact_by_environment:
+            monkeypatch.setenv("NEREID_EXACT_SENSORS", "1")
+        else:
+            monkeypatch.delenv("NEREID_EXACT_SENSORS", raising=False)
+        model, data = nereid.load(nereid.model_path("bluerov2_heavy_sensors"))
+        monkeypatch.delenv("NEREID_EXACT_SENSORS", raising=False)
+        if exact is not None:
+            nereid.set_exact_sensors(model, data, exact)
+        rows = []
+        for _ in range(100):
+            nereid.step(model, data, 1)
+            rows.append(np.array(data.sensordata))
+        return np.array(rows)
+
+    noisy, exact = readings(False), readings(True)
+    assert not np.array_equal(noisy, exact)
+    np.testing.assert_array_equal(readings(False, True), exact)
+    np.testing.assert_array_equal(readings(True, False), noisy)
+    model, _ = nereid.load(nereid.model_path("bluerov2_heavy_sensors"))
+    other = nereid.make_data(nereid.load(nereid.model_path("bluerov2_heavy"))[0])
+    with pytest.raises(ValueError, match="made for another mujoco.MjModel"):
+        nereid.set_exact_sensors(model, other)
+
+
 @pytest.mark.skipif(not CLI, reason="NEREID_CLI (the nereid command line) not set")
 def test_trajectory_columns_are_the_readings(tmp_path):
     path = nereid.model_path("bluerov2_heavy_sensors")
