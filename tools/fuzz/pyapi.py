@@ -232,6 +232,22 @@ def nameless_objects(c, which):
         raise AssertionError(f"vehicles share a name: {names}")
 
 
+@op(("other-model", "error"), ("not-data", "error"), ("on-off", "ok"))
+def exact_sensors_bad_input(c, which):
+    """nereid.set_exact_sensors on a data of another model, on something that is not a data,
+    and switched on then off on the Heavy's suite (stepped between)."""
+    m, d = c.nereid.load(c.nereid.model_path("bluerov2_heavy_sensors"))
+    if which == "other-model":
+        c.nereid.set_exact_sensors(m, c.heavy()[1])
+    elif which == "not-data":
+        c.nereid.set_exact_sensors(m, "data")
+    else:
+        c.nereid.set_exact_sensors(m, d)
+        c.nereid.step(m, d, 3)
+        c.nereid.set_exact_sensors(m, d, False)
+        c.nereid.step(m, d, 3)
+
+
 @op(("current-nan", "error"), ("current-inf", "error"), ("drive-body", "error"), ("drive-nan", "error"),
     ("drive-short", "error"), ("drive-world", "error"), ("drive-id-past", "error"), ("drive-id", "ok"),
     ("drive-bool", "error"), ("drive-id-huge", "error"))
