@@ -74,6 +74,15 @@ T* Address(const py::object& object, const char* what) {
   return reinterpret_cast<T*>(object.attr("_address").cast<uintptr_t>());
 }
 
+// The mjData of `data`, which must have been made for `m` (else a ValueError).
+mjData* DataFor(const mjModel* m, const py::object& data) {
+  mjData* d = Address<mjData>(data, "data");
+  if (Address<mjModel>(data.attr("model"), "model") != m) {
+    throw py::value_error("data: this mujoco.MjData was made for another mujoco.MjModel");
+  }
+  return d;
+}
+
 // Nereid's stepper on a mujoco.MjModel and mujoco.MjData, which it keeps alive.
 class Stepper {
  public:
@@ -81,10 +90,7 @@ class Stepper {
           const std::string& name)
       : model_(std::move(model)), data_(std::move(data)) {
     mjModel* m = Address<mjModel>(model_, "model");
-    mjData* d = Address<mjData>(data_, "data");
-    if (Address<mjModel>(data_.attr("model"), "model") != m) {
-      throw py::value_error("data: this mujoco.MjData was made for another mujoco.MjModel");
-    }
+    mjData* d = DataFor(m, data_);
     sim_ = nereid::Simulation::Attach(m, d, options, name);
   }
   void Step(long n) {
@@ -260,11 +266,7 @@ void BindFunctions(py::module_& m) {
   });
   m.def("set_exact_sensors", [](py::object model, py::object data, bool exact) {
     const mjModel* mm = Address<mjModel>(model, "model");
-    mjData* d = Address<mjData>(data, "data");
-    if (Address<mjModel>(data.attr("model"), "model") != mm) {
-      throw py::value_error("data: this mujoco.MjData was made for another mujoco.MjModel");
-    }
-    nereid::SetSensorsExact(mm, d, exact);
+    nereid::SetSensorsExact(mm, DataFor(mm, data), exact);
   }, py::arg("model"), py::arg("data"), py::arg("exact") = true,
      "Makes every Nereid sensor of `data` exact (no noise, bias, quantisation or dropout; rates, "
      "latency and limits stay), or as configured again with exact=False, and restarts them: they "
