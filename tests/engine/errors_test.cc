@@ -637,13 +637,6 @@ TEST_CASE("a length-range simulation longer than 1e5 steps is refused, stating t
   CHECK(Simulation::LoadString(given, {}, "given.xml")->model()->actuator_lengthrange[5] == 2);
 }
 
-}  // TEST_SUITE
-}  // namespace
-}  // namespace nereid
-
-namespace nereid {
-namespace {
-
 TEST_CASE("malformed JSON: the message quotes a cut excerpt of the token, not all of it") {
   // an unterminated 20000-character string: nlohmann's message quotes the whole token
   const std::string text = R"({"model": "m.xml", "description": ")" + std::string(20000, 'a');
@@ -657,12 +650,6 @@ TEST_CASE("malformed JSON: the message quotes a cut excerpt of the token, not al
     CHECK(message.size() <= 430);
   }
 }
-
-}  // namespace
-}  // namespace nereid
-
-namespace nereid {
-namespace {
 
 TEST_CASE("a cross-check scenario runs as a scenario: body-frame wrenches, reporting keys ignored") {
   const std::string dir = std::string(NEREID_SOURCE_MODEL_DIR) + "/multi";
@@ -715,5 +702,6 @@ TEST_CASE("a cross-check scenario runs as a scenario: body-frame wrenches, repor
                        ConfigError);
 }
 
+}  // TEST_SUITE
 }  // namespace
 }  // namespace nereid

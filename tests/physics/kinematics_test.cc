@@ -39,6 +39,8 @@ constexpr char kModel[] = R"(
   </worldbody>
 </mujoco>)";
 
+TEST_SUITE("physics") {
+
 TEST_CASE("site velocity and acceleration: a free body's closed form and a chain, as MuJoCo's") {
   char error[512] = "";
   mjSpec* spec = mj_parseXMLString(kModel, nullptr, error, sizeof(error));
@@ -111,5 +113,6 @@ TEST_CASE("WrapAngle equals std::remainder(angle, 2 pi) bit for bit") {
   CHECK(WrapAngle(-pi) == -pi);
 }
 
+}  // TEST_SUITE
 }  // namespace
 }  // namespace nereid
