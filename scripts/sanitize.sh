@@ -51,11 +51,10 @@ if [ "$what" = asan ] || [ "$what" = all ]; then
     nereid_tether_tests nereid_vms_tests nereid_sensor_tests
   export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1:detect_stack_use_after_return=0"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-  for t in tests/nereid_tests tests/uk/nereid_uk_tests tests/tether/nereid_tether_tests \
-           tests/vms/nereid_vms_tests tests/rl/nereid_rl_tests tests/sensors/nereid_sensor_tests; do
-    say "ASan+UBSan: $t"
-    (cd "$dir/tests" && "../$t" --minimal)
-  done
+  # the programs' ctest entries (a suite each, label `unit`), $jobs at a time: one program
+  # after another left a core idle for the whole run
+  say "ASan+UBSan: the C++ tests' suites (ctest -L unit)"
+  ctest --test-dir "$dir" -L unit -j "$jobs" --output-on-failure
 fi
 
 if [ "$what" = tsan ] || [ "$what" = all ]; then
