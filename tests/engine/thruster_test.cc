@@ -308,12 +308,14 @@ TEST_CASE("allocation: exact where feasible, optimal under saturation") {
   auto sim = Simulation::LoadFile(test::ModelPath("bluerov2_heavy/bluerov2_heavy.xml"));
   const ThrusterSet set = FindThrusters(sim->model(), mj_name2id(sim->model(), mjOBJ_BODY, "heavy"));
   REQUIRE(set.actuators.size() == 8);
-  // feasible: B u = tau, and u is the minimum-norm solution (the pseudo-inverse's)
+  // feasible: B u = tau, and u is the minimum-norm solution (the pseudo-inverse's: B has
+  // full row rank, so B⁺ tau = Bᵀ (B Bᵀ)⁻¹ tau)
   Vec6 tau;
   tau << 10, -5, 8, 0.3, -0.2, 1.0;
   const Eigen::VectorXd u = Allocate(set.B, tau, set.thrust_min, set.thrust_max);
   CHECK((set.B * u - tau).norm() <= 1e-6 * tau.norm());
-  const Eigen::VectorXd pinv = set.B.completeOrthogonalDecomposition().solve(tau);
+  const Mat6 BBt = set.B * set.B.transpose();
+  const Eigen::VectorXd pinv = set.B.transpose() * BBt.llt().solve(tau);
   CHECK((u - pinv).norm() <= 1e-6 * pinv.norm());
   // infeasible: the bounds hold and no feasible direction improves the fit (projected
   // gradient at the solution vanishes), compared with a long projected-gradient run
@@ -326,7 +328,8 @@ TEST_CASE("allocation: exact where feasible, optimal under saturation") {
   }
   Eigen::VectorXd p = Eigen::VectorXd::Zero(8);
   const Eigen::MatrixXd H = set.B.transpose() * set.B;
-  const double step = 1.0 / H.eigenvalues().real().maxCoeff();
+  const double step =
+      1.0 / Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(H, Eigen::EigenvaluesOnly).eigenvalues().maxCoeff();
   for (int k = 0; k < 200000; ++k) {
     p -= step * (H * p - set.B.transpose() * big);
     p = p.cwiseMax(set.thrust_min).cwiseMin(set.thrust_max);
