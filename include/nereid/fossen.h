@@ -10,9 +10,7 @@
 
 #include <cmath>
 
-#include <Eigen/Cholesky>
 #include <Eigen/Core>
-#include <Eigen/Eigenvalues>
 
 #include "nereid/frames.h"
 
@@ -73,12 +71,9 @@ inline double RelativeAsymmetry(const Mat6& A) {
   return (A - A.transpose()).cwiseAbs().maxCoeff() / scale;
 }
 
-// Smallest eigenvalue of the symmetric part of A.
-inline double MinSymmetricEigenvalue(const Mat6& A) {
-  const Mat6 S = 0.5 * (A + A.transpose());
-  Eigen::SelfAdjointEigenSolver<Mat6> eig(S, Eigen::EigenvaluesOnly);
-  return eig.eigenvalues().minCoeff();
-}
+// Smallest eigenvalue of the symmetric part of A (physics/fossen.cc: the eigensolver's
+// templates cost each including source several seconds of compile time).
+double MinSymmetricEigenvalue(const Mat6& A);
 
 // Closed form of the free decay (m + X_udot) du/dt = -X_u u - X_uu |u| u from u(0) = u0,
 // with M = m + X_udot > 0, X_u >= 0, X_uu >= 0.
