@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "cli/arguments.h"
+
 namespace nereid::viewer {
 namespace {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/arguments.h"
+#include "cli/usage.h"
 #include "nereid/uk.h"
 #include "overlays.h"
 

@@ -19,18 +19,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/usage.h"
 #include "nereid/error.h"
 #include "nereid/names.h"
 
 namespace nereid::cli {
-
-// A command-line mistake: exit status 2, with the program's usage text.
-struct Usage {
-  std::string message;
-};
-
-// --help or -h: the program prints its usage text and exits 0.
-struct Help {};
 
 // `text` with each word (a run without blanks) longer than 80 characters cut (Excerpt):
 // CLI11's messages quote what was given (a choice, a path), and a huge argument must not
