@@ -43,11 +43,8 @@ PY="${PYTHON:-python3}"
 if [ -x .venv/bin/python ] && [ -z "${PYTHON:-}" ]; then PY=.venv/bin/python; fi
 pin="$(grep -E '^mujoco==' requirements.txt | head -n1 | cut -d= -f3)"
 casadi_pin="$(grep -E '^casadi==' requirements.txt | head -n1 | cut -d= -f3)"
-# --no-compile: pip would byte-compile all 16,800 .py files of the packages (torch, Ray,
-# SymPy, pandas, SciPy...), about 2 minutes of CPU beside the build; Python compiles the
-# modules a run imports on first import instead, and keeps them.
 pip_install() {  # pip install "$@", or into .venv where the system manages the interpreter
-  if ! "$PY" -m pip install -q --disable-pip-version-check --no-compile "$@" 2>/tmp/nereid-pip.log; then
+  if ! "$PY" -m pip install -q --disable-pip-version-check "$@" 2>/tmp/nereid-pip.log; then
     if grep -q "externally-managed-environment" /tmp/nereid-pip.log; then
       say "system-managed Python: creating .venv"
       "$PY" -m venv .venv 2>/dev/null || {
@@ -56,7 +53,7 @@ pip_install() {  # pip install "$@", or into .venv where the system manages the 
         "$PY" -m venv .venv
       }
       PY=.venv/bin/python
-      "$PY" -m pip install -q --disable-pip-version-check --no-compile "$@"
+      "$PY" -m pip install -q --disable-pip-version-check "$@"
     else
       cat /tmp/nereid-pip.log >&2
       exit 1
